@@ -1,0 +1,91 @@
+# Decides the GPU platform once and sets up its compiler. Every GPU source is written in HIP:
+#   AMD:    the whole project is compiled by hipcc (CMAKE_CXX_COMPILER=hipcc).
+#   NVIDIA: host-only sources go to the C++ compiler, GPU sources to nvcc (mori_gpu_sources()).
+set(MORI_GPU_PLATFORM "auto" CACHE STRING "GPU platform: amd, nvidia or auto")
+set_property(CACHE MORI_GPU_PLATFORM PROPERTY STRINGS auto amd nvidia)
+set(MORI_GPU_ARCHS "" CACHE STRING "GPU targets (AMD: gfx942;gfx950; NVIDIA: 90); empty = platform default")
+
+if(MORI_GPU_PLATFORM STREQUAL "auto")
+  if(CMAKE_CXX_COMPILER MATCHES "hipcc|amdclang")
+    set(_platform amd)
+  else()
+    include(CheckLanguage)
+    check_language(CUDA)
+    if(CMAKE_CUDA_COMPILER)
+      set(_platform nvidia)
+    else()
+      message(FATAL_ERROR "mori-shmem: no GPU compiler found. For NVIDIA put nvcc on PATH (or set "
+                          "CMAKE_CUDA_COMPILER); for AMD configure with -DCMAKE_CXX_COMPILER=hipcc.")
+    endif()
+  endif()
+  set(MORI_GPU_PLATFORM ${_platform} CACHE STRING "GPU platform: amd, nvidia or auto" FORCE)
+endif()
+
+if(MORI_GPU_PLATFORM STREQUAL "amd")
+  if(NOT CMAKE_CXX_COMPILER MATCHES "hipcc|amdclang")
+    message(FATAL_ERROR "mori-shmem: AMD builds compile every source with hipcc; configure with "
+                        "-DCMAKE_CXX_COMPILER=hipcc (got ${CMAKE_CXX_COMPILER})")
+  endif()
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} --version OUTPUT_VARIABLE _hipv ERROR_QUIET)
+  string(REGEX MATCH "HIP version: ([0-9]+\\.[0-9]+)" _ "${_hipv}")
+  set(MORI_HIP_VERSION "${CMAKE_MATCH_1}")
+  if(NOT MORI_GPU_ARCHS)
+    if(MORI_HIP_VERSION AND MORI_HIP_VERSION VERSION_LESS 6.2)
+      # ROCm before 6.2 cannot target gfx942/gfx950; build the CDNA targets it has.
+      set(MORI_GPU_ARCHS "gfx90a;gfx940")
+      message(STATUS "mori-shmem: HIP ${MORI_HIP_VERSION} predates gfx942/gfx950; building ${MORI_GPU_ARCHS}")
+    else()
+      set(MORI_GPU_ARCHS "gfx942;gfx950")
+    endif()
+  endif()
+  foreach(_arch IN LISTS MORI_GPU_ARCHS)
+    add_compile_options($<$<COMPILE_LANGUAGE:CXX>:--offload-arch=${_arch}>)
+  endforeach()
+  set(MORI_PLATFORM_AMD 1)
+  set(MORI_PLATFORM_NVIDIA 0)
+  set(MORI_GPU_LANG CXX)
+elseif(MORI_GPU_PLATFORM STREQUAL "nvidia")
+  if(NOT MORI_GPU_ARCHS)
+    set(MORI_GPU_ARCHS 90)
+  endif()
+  set(CMAKE_CUDA_ARCHITECTURES ${MORI_GPU_ARCHS})
+  set(CMAKE_CUDA_STANDARD 17)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  # One static CUDA runtime inside libmori_shmem (as NCCL does); the user's own runtime registers
+  # the user's kernels. Handles (streams, pointers) are the driver's and pass between the two.
+  set(CMAKE_CUDA_RUNTIME_LIBRARY Static)
+  enable_language(CUDA)
+  find_package(CUDAToolkit REQUIRED)
+  set(MORI_PLATFORM_AMD 0)
+  set(MORI_PLATFORM_NVIDIA 1)
+  set(MORI_GPU_LANG CUDA)
+else()
+  message(FATAL_ERROR "MORI_GPU_PLATFORM must be amd, nvidia or auto (got '${MORI_GPU_PLATFORM}')")
+endif()
+message(STATUS "mori-shmem: platform ${MORI_GPU_PLATFORM}, targets ${MORI_GPU_ARCHS}")
+
+# Marks sources that contain device code (they are HIP: nvcc compiles them on NVIDIA).
+function(mori_gpu_sources)
+  if(MORI_GPU_PLATFORM STREQUAL "nvidia")
+    set_source_files_properties(${ARGN} DIRECTORY ${CMAKE_SOURCE_DIR} PROPERTIES LANGUAGE CUDA)
+    set_source_files_properties(${ARGN} PROPERTIES LANGUAGE CUDA)
+  endif()
+endfunction()
+
+# Links the GPU runtime into a target that calls it from host code.
+function(mori_link_gpu_runtime target)
+  if(MORI_GPU_PLATFORM STREQUAL "nvidia")
+    target_link_libraries(${target} PRIVATE CUDA::cudart_static)
+  endif()
+endfunction()
+
+# Warnings are errors on every compiler the project uses.
+function(mori_warnings target)
+  if(NOT MORI_WERROR)
+    return()
+  endif()
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:C>:-Wall -Wextra -Werror>
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Werror>
+    $<$<COMPILE_LANGUAGE:CUDA>:--Werror=all-warnings -Xcompiler=-Wall,-Wextra,-Werror>)
+endfunction()

@@ -1,0 +1,190 @@
+// One family of scoped atomics for device code. Order and scope are explicit template arguments
+// on every call and are mapped for real on both vendors: Scope::System reaches other GPUs, the
+// host and the NIC; Scope::Agent reaches this GPU only. Types: 4- and 8-byte integers.
+#pragma once
+
+#include <stdint.h>
+
+#include "mori/platform/device.hpp"
+
+#if MORI_GPU_COMPILER && MORI_PLATFORM_NVIDIA
+#include <cuda/atomic>
+#endif
+
+namespace mori::gpu {
+
+enum class Order { Relaxed, Acquire, Release, AcqRel, SeqCst };
+enum class Scope { Agent, System };
+
+#if MORI_GPU_COMPILER
+namespace detail {
+
+template <typename T>
+constexpr bool kAtomicSize = sizeof(T) == 4 || sizeof(T) == 8;
+
+#if MORI_PLATFORM_AMD
+template <Order O>
+constexpr int hipOrder() {
+  return O == Order::Relaxed   ? __ATOMIC_RELAXED
+         : O == Order::Acquire ? __ATOMIC_ACQUIRE
+         : O == Order::Release ? __ATOMIC_RELEASE
+         : O == Order::AcqRel  ? __ATOMIC_ACQ_REL
+                               : __ATOMIC_SEQ_CST;
+}
+template <Scope S>
+constexpr int hipScope() {
+  return S == Scope::System ? __HIP_MEMORY_SCOPE_SYSTEM : __HIP_MEMORY_SCOPE_AGENT;
+}
+// Failure order of a CAS may not be release-flavoured.
+template <Order O>
+constexpr int hipFailOrder() {
+  return O == Order::Release ? __ATOMIC_RELAXED : O == Order::AcqRel ? __ATOMIC_ACQUIRE : hipOrder<O>();
+}
+#else
+template <Order O>
+MORI_HOST_DEVICE constexpr cuda::std::memory_order cudaOrder() {
+  return O == Order::Relaxed   ? cuda::std::memory_order_relaxed
+         : O == Order::Acquire ? cuda::std::memory_order_acquire
+         : O == Order::Release ? cuda::std::memory_order_release
+         : O == Order::AcqRel  ? cuda::std::memory_order_acq_rel
+                               : cuda::std::memory_order_seq_cst;
+}
+template <Scope S>
+MORI_HOST_DEVICE constexpr cuda::thread_scope cudaScope() {
+  return S == Scope::System ? cuda::thread_scope_system : cuda::thread_scope_device;
+}
+template <Scope S, typename T>
+using Ref = cuda::atomic_ref<T, cudaScope<S>()>;
+template <Order O>
+MORI_HOST_DEVICE constexpr cuda::std::memory_order cudaFailOrder() {
+  return O == Order::Release ? cuda::std::memory_order_relaxed
+         : O == Order::AcqRel ? cuda::std::memory_order_acquire
+                              : cudaOrder<O>();
+}
+#endif
+}  // namespace detail
+
+#if MORI_PLATFORM_AMD
+#define MORI_ATOMIC_RMW(NAME, BUILTIN)                                                  \
+  template <Order O, Scope S, typename T>                                               \
+  MORI_DEVICE_INLINE T NAME(T* p, T v) {                                                \
+    static_assert(detail::kAtomicSize<T>, "4- or 8-byte atomics only");                 \
+    return BUILTIN(p, v, detail::hipOrder<O>(), detail::hipScope<S>());                 \
+  }
+MORI_ATOMIC_RMW(atomicFetchAdd, __hip_atomic_fetch_add)
+MORI_ATOMIC_RMW(atomicFetchAnd, __hip_atomic_fetch_and)
+MORI_ATOMIC_RMW(atomicFetchOr, __hip_atomic_fetch_or)
+MORI_ATOMIC_RMW(atomicFetchXor, __hip_atomic_fetch_xor)
+MORI_ATOMIC_RMW(atomicFetchMax, __hip_atomic_fetch_max)
+MORI_ATOMIC_RMW(atomicFetchMin, __hip_atomic_fetch_min)
+MORI_ATOMIC_RMW(atomicExchange, __hip_atomic_exchange)
+#undef MORI_ATOMIC_RMW
+
+template <Order O, Scope S, typename T>
+MORI_DEVICE_INLINE T atomicLoad(const T* p) {
+  static_assert(detail::kAtomicSize<T>, "4- or 8-byte atomics only");
+  return __hip_atomic_load(p, detail::hipOrder<O>(), detail::hipScope<S>());
+}
+template <Order O, Scope S, typename T>
+MORI_DEVICE_INLINE void atomicStore(T* p, T v) {
+  static_assert(detail::kAtomicSize<T>, "4- or 8-byte atomics only");
+  __hip_atomic_store(p, v, detail::hipOrder<O>(), detail::hipScope<S>());
+}
+// Returns the value found at p; the swap happened iff it equals `expected`.
+template <Order O, Scope S, typename T>
+MORI_DEVICE_INLINE T atomicCompareExchange(T* p, T expected, T desired) {
+  static_assert(detail::kAtomicSize<T>, "4- or 8-byte atomics only");
+  __hip_atomic_compare_exchange_strong(p, &expected, desired, detail::hipOrder<O>(), detail::hipFailOrder<O>(),
+                                       detail::hipScope<S>());
+  return expected;
+}
+// Relaxed add whose result is not needed: lets the compiler emit the no-return atomic.
+template <Scope S, typename T>
+MORI_DEVICE_INLINE void atomicAddNoReturn(T* p, T v) {
+  (void)__hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, detail::hipScope<S>());
+}
+// clang-15 needs literal arguments for __builtin_amdgcn_fence (it crashes on a constexpr call).
+#define MORI_AMD_FENCE(ORDER)                                   \
+  if constexpr (S == Scope::System) {                          \
+    __builtin_amdgcn_fence(ORDER, "");                         \
+  } else {                                                     \
+    __builtin_amdgcn_fence(ORDER, "agent");                    \
+  }
+template <Order O, Scope S>
+MORI_DEVICE_INLINE void atomicFence() {
+  static_assert(O != Order::Relaxed, "a relaxed fence orders nothing");
+  if constexpr (O == Order::Acquire) {
+    MORI_AMD_FENCE(__ATOMIC_ACQUIRE)
+  } else if constexpr (O == Order::Release) {
+    MORI_AMD_FENCE(__ATOMIC_RELEASE)
+  } else if constexpr (O == Order::AcqRel) {
+    MORI_AMD_FENCE(__ATOMIC_ACQ_REL)
+  } else {
+    MORI_AMD_FENCE(__ATOMIC_SEQ_CST)
+  }
+}
+#undef MORI_AMD_FENCE
+#else  // NVIDIA
+#define MORI_ATOMIC_RMW(NAME, METHOD)                                                   \
+  template <Order O, Scope S, typename T>                                               \
+  MORI_DEVICE_INLINE T NAME(T* p, T v) {                                                \
+    static_assert(detail::kAtomicSize<T>, "4- or 8-byte atomics only");                 \
+    return detail::Ref<S, T>(*p).METHOD(v, detail::cudaOrder<O>());                     \
+  }
+MORI_ATOMIC_RMW(atomicFetchAdd, fetch_add)
+MORI_ATOMIC_RMW(atomicFetchAnd, fetch_and)
+MORI_ATOMIC_RMW(atomicFetchOr, fetch_or)
+MORI_ATOMIC_RMW(atomicFetchXor, fetch_xor)
+MORI_ATOMIC_RMW(atomicFetchMax, fetch_max)
+MORI_ATOMIC_RMW(atomicFetchMin, fetch_min)
+MORI_ATOMIC_RMW(atomicExchange, exchange)
+#undef MORI_ATOMIC_RMW
+
+template <Order O, Scope S, typename T>
+MORI_DEVICE_INLINE T atomicLoad(const T* p) {
+  static_assert(detail::kAtomicSize<T>, "4- or 8-byte atomics only");
+  return detail::Ref<S, T>(*const_cast<T*>(p)).load(detail::cudaOrder<O>());
+}
+template <Order O, Scope S, typename T>
+MORI_DEVICE_INLINE void atomicStore(T* p, T v) {
+  static_assert(detail::kAtomicSize<T>, "4- or 8-byte atomics only");
+  detail::Ref<S, T>(*p).store(v, detail::cudaOrder<O>());
+}
+template <Order O, Scope S, typename T>
+MORI_DEVICE_INLINE T atomicCompareExchange(T* p, T expected, T desired) {
+  static_assert(detail::kAtomicSize<T>, "4- or 8-byte atomics only");
+  detail::Ref<S, T>(*p).compare_exchange_strong(expected, desired, detail::cudaOrder<O>(),
+                                                detail::cudaFailOrder<O>());
+  return expected;
+}
+// Relaxed add whose result is not needed: `red`, which does not wait for the old value.
+template <Scope S, typename T>
+MORI_DEVICE_INLINE void atomicAddNoReturn(T* p, T v) {
+  static_assert(detail::kAtomicSize<T>, "4- or 8-byte atomics only");
+  if constexpr (sizeof(T) == 8) {
+    if constexpr (S == Scope::System) {
+      asm volatile("red.relaxed.sys.global.add.u64 [%0], %1;" ::"l"(p), "l"((unsigned long long)v) : "memory");
+    } else {
+      asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" ::"l"(p), "l"((unsigned long long)v) : "memory");
+    }
+  } else {
+    if constexpr (S == Scope::System) {
+      asm volatile("red.relaxed.sys.global.add.u32 [%0], %1;" ::"l"(p), "r"((unsigned)v) : "memory");
+    } else {
+      asm volatile("red.relaxed.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"((unsigned)v) : "memory");
+    }
+  }
+}
+template <Order O, Scope S>
+MORI_DEVICE_INLINE void atomicFence() {
+  cuda::atomic_thread_fence(detail::cudaOrder<O>(), detail::cudaScope<S>());
+}
+#endif
+
+// The fence every "make my earlier stores visible to peers, the host and the NIC" needs.
+MORI_DEVICE_INLINE void fenceSystem() { atomicFence<Order::SeqCst, Scope::System>(); }
+MORI_DEVICE_INLINE void fenceAgent() { atomicFence<Order::SeqCst, Scope::Agent>(); }
+
+#endif  // MORI_GPU_COMPILER
+
+}  // namespace mori::gpu

@@ -1,0 +1,49 @@
+// Compile mode, decided once: which vendor, whether this pass compiles device code, and the
+// qualifiers every other header uses. Nothing else in the project tests compiler macros directly.
+#pragma once
+
+#include "mori/platform/config.h"
+
+#if MORI_PLATFORM_AMD == MORI_PLATFORM_NVIDIA
+#error "mori/platform/config.h must select exactly one GPU platform"
+#endif
+
+// A GPU compiler (hipcc/clang -x hip, nvcc) is compiling this translation unit.
+#if defined(__HIPCC__) || defined(__CUDACC__)
+#define MORI_GPU_COMPILER 1
+#else
+#define MORI_GPU_COMPILER 0
+#endif
+
+#if MORI_GPU_COMPILER
+#if MORI_PLATFORM_NVIDIA && !defined(__CUDACC__)
+#error "this mori-shmem package was built for NVIDIA: compile device code with nvcc"
+#endif
+#if MORI_PLATFORM_AMD && !defined(__HIPCC__)
+#error "this mori-shmem package was built for AMD: compile device code with hipcc"
+#endif
+#endif
+
+// This pass generates device code.
+#if defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__)
+#define MORI_DEVICE_COMPILE 1
+#else
+#define MORI_DEVICE_COMPILE 0
+#endif
+
+#if MORI_GPU_COMPILER
+#define MORI_HOST_DEVICE __host__ __device__
+#define MORI_DEVICE __device__
+#define MORI_DEVICE_INLINE __device__ __forceinline__
+#define MORI_HOST_DEVICE_INLINE __host__ __device__ __forceinline__
+#define MORI_DEVICE_NOINLINE __device__ __noinline__
+#else
+#define MORI_HOST_DEVICE
+#define MORI_DEVICE
+#define MORI_DEVICE_INLINE inline
+#define MORI_HOST_DEVICE_INLINE inline
+#define MORI_DEVICE_NOINLINE
+#endif
+
+#define MORI_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MORI_UNLIKELY(x) __builtin_expect(!!(x), 0)

@@ -1,0 +1,103 @@
+// Wave (warp) primitives with one spelling on both vendors. The wave is 64 lanes on CDNA and 32 on
+// NVIDIA and RDNA; nothing may assume either, so lane masks are always 64 bits wide and
+// waveSize() is asked, never written down.
+#pragma once
+
+#include <stdint.h>
+
+#include "mori/platform/device.hpp"
+
+namespace mori::gpu {
+
+using LaneMask = uint64_t;
+constexpr int kMaxWaveSize = 64;
+
+#if MORI_GPU_COMPILER
+
+MORI_DEVICE_INLINE int waveSize() {
+#if MORI_PLATFORM_AMD
+#if __has_builtin(__builtin_amdgcn_wavefrontsize)
+  return __builtin_amdgcn_wavefrontsize();
+#else
+  return __AMDGCN_WAVEFRONT_SIZE;
+#endif
+#else
+  return 32;
+#endif
+}
+
+MORI_DEVICE_INLINE int laneId() {
+#if MORI_PLATFORM_AMD
+  return static_cast<int>(__lane_id());
+#else
+  unsigned id;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));
+  return static_cast<int>(id);
+#endif
+}
+
+// Lanes executing this call together.
+MORI_DEVICE_INLINE LaneMask activeMask() {
+#if MORI_PLATFORM_AMD
+  return __ballot(1);
+#else
+  return __activemask();
+#endif
+}
+
+// Lanes of `activeMask()` whose predicate is true. Every lane of activeMask() must call it.
+MORI_DEVICE_INLINE LaneMask ballot(bool pred) {
+#if MORI_PLATFORM_AMD
+  return __ballot(pred);
+#else
+  return __ballot_sync(__activemask(), pred);
+#endif
+}
+
+// Value of `v` in lane `src` (which must be active). 4- and 8-byte trivially copyable types.
+template <typename T>
+MORI_DEVICE_INLINE T shfl(T v, int src) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "shfl moves 4 or 8 bytes");
+  if constexpr (sizeof(T) == 4) {
+    int x = __builtin_bit_cast(int, v);
+#if MORI_PLATFORM_AMD
+    x = __shfl(x, src);
+#else
+    x = __shfl_sync(__activemask(), x, src);
+#endif
+    return __builtin_bit_cast(T, x);
+  } else {
+    long long x = __builtin_bit_cast(long long, v);
+    int lo = static_cast<int>(x), hi = static_cast<int>(x >> 32);
+#if MORI_PLATFORM_AMD
+    lo = __shfl(lo, src);
+    hi = __shfl(hi, src);
+#else
+    unsigned m = __activemask();
+    lo = __shfl_sync(m, lo, src);
+    hi = __shfl_sync(m, hi, src);
+#endif
+    return __builtin_bit_cast(T, (static_cast<long long>(hi) << 32) | static_cast<unsigned>(lo));
+  }
+}
+
+// Synchronises (and orders memory among) the lanes in `mask`; every lane in it must call.
+MORI_DEVICE_INLINE void waveSync(LaneMask mask) {
+#if MORI_PLATFORM_AMD
+  (void)mask;
+  __builtin_amdgcn_wave_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQ_REL, "wavefront");
+#else
+  __syncwarp(static_cast<unsigned>(mask));
+#endif
+}
+
+MORI_DEVICE_INLINE int popcount(LaneMask m) { return __popcll(m); }
+// Lowest lane in a non-empty mask.
+MORI_DEVICE_INLINE int firstLane(LaneMask m) { return __ffsll(static_cast<unsigned long long>(m)) - 1; }
+// Lanes below this one.
+MORI_DEVICE_INLINE LaneMask lanesBelow() { return (LaneMask{1} << laneId()) - 1; }
+
+#endif  // MORI_GPU_COMPILER
+
+}  // namespace mori::gpu

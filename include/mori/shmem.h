@@ -1,0 +1,158 @@
+/*
+ * mori-shmem host API (C). Symmetric-memory SHMEM for GPUs: every PE (process, one GPU each)
+ * allocates the same symmetric objects; GPU threads then put, get and apply atomics to other
+ * PEs' copies (device API: mori/shmem_device.h).
+ *
+ * Threading: the host API is meant to be called from one thread per PE. Collective calls
+ * (init, finalize, malloc/calloc/align/free, register/deregister, barrier_all) must be made by
+ * every PE, in the same order, with the same arguments where stated.
+ *
+ * Errors: calls returning int give MORI_SHMEM_SUCCESS (0) or a negative mori_shmem_status_t;
+ * calls returning pointers give NULL. Every failure is logged to stderr with the PE, the call
+ * and the reason (see MORI_SHMEM_DEBUG in README.md).
+ */
+#ifndef MORI_SHMEM_H
+#define MORI_SHMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mori/platform/config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status codes ---------------------------------------------------------------------- */
+typedef enum mori_shmem_status {
+  MORI_SHMEM_SUCCESS = 0,
+  MORI_SHMEM_ERROR_INVALID_USAGE = -1, /* bad argument or call order: the caller can fix it */
+  MORI_SHMEM_ERROR_TIMEOUT = -2,       /* a peer or device did not answer in time */
+  MORI_SHMEM_ERROR_REMOTE = -3,        /* a peer failed or disagreed (e.g. mismatched allocation) */
+  MORI_SHMEM_ERROR_SYSTEM = -4,        /* the OS, GPU runtime, MPI or verbs returned an error */
+  MORI_SHMEM_ERROR_OUT_OF_MEMORY = -5, /* symmetric heap or device memory exhausted */
+  MORI_SHMEM_ERROR_NOT_SUPPORTED = -6, /* not available on this platform / build / hardware */
+  MORI_SHMEM_ERROR_INTERNAL = -7       /* a bug in mori-shmem: please report it */
+} mori_shmem_status_t;
+
+/* Short name of a status code ("TIMEOUT", ...). */
+const char* mori_shmem_status_string(int status);
+
+/* ---- initialisation -------------------------------------------------------------------- */
+
+/* Opaque bootstrap identifier for unique-ID initialisation; carries the root's address and a
+ * secret that every connecting PE must present. Share it by any means (MPI_Bcast, a file, a
+ * torch broadcast). */
+#define MORI_SHMEM_UNIQUEID_BYTES 128
+typedef struct mori_shmem_uniqueid {
+  unsigned char internal[MORI_SHMEM_UNIQUEID_BYTES];
+} mori_shmem_uniqueid_t;
+
+/* How mori_shmem_init_attr bootstraps. */
+typedef enum mori_shmem_init_flags {
+  MORI_SHMEM_INIT_WITH_MPI_COMM = 1, /* attr carries an MPI communicator */
+  MORI_SHMEM_INIT_WITH_UNIQUEID = 2, /* attr carries rank, size and a unique ID */
+  MORI_SHMEM_INIT_WITH_ENV = 4       /* launcher environment (torchrun, SLURM, Open MPI) */
+} mori_shmem_init_flags_t;
+
+#define MORI_SHMEM_INIT_ATTR_MAGIC 0x4d534941u /* "MSIA" */
+#define MORI_SHMEM_INIT_ATTR_VERSION 1u
+
+typedef struct mori_shmem_init_attr {
+  size_t size;      /* sizeof(mori_shmem_init_attr_t), set by the initializer */
+  uint32_t magic;   /* MORI_SHMEM_INIT_ATTR_MAGIC */
+  uint32_t version; /* MORI_SHMEM_INIT_ATTR_VERSION */
+  /* MORI_SHMEM_INIT_WITH_MPI_COMM: pointer to the caller's MPI_Comm (must outlive init). */
+  void* mpi_comm;
+  /* MORI_SHMEM_INIT_WITH_UNIQUEID */
+  int rank;
+  int nranks;
+  mori_shmem_uniqueid_t uid;
+} mori_shmem_init_attr_t;
+
+#define MORI_SHMEM_INIT_ATTR_INITIALIZER \
+  { sizeof(mori_shmem_init_attr_t), MORI_SHMEM_INIT_ATTR_MAGIC, MORI_SHMEM_INIT_ATTR_VERSION, NULL, -1, -1, {{0}} }
+
+/* Initialises with the bootstrap chosen by MORI_SHMEM_BOOTSTRAP (default: detected: MPI when
+ * launched by mpirun and MPI is available, else the launcher environment). Collective.
+ * Selects the GPU local_rank % device_count unless the caller already selected one. */
+int mori_shmem_init(void);
+
+/* Creates a unique ID on the PE that will be rank 0 and starts listening for the others on the
+ * interface MORI_SHMEM_SOCKET_IFNAME (default: the first non-loopback interface that is up, else
+ * loopback). Call once, before mori_shmem_init_attr on that PE. */
+int mori_shmem_get_uniqueid(mori_shmem_uniqueid_t* uid);
+
+/* Fill attr for MORI_SHMEM_INIT_WITH_UNIQUEID / _WITH_MPI_COMM. */
+int mori_shmem_set_attr_uniqueid_args(int rank, int nranks, const mori_shmem_uniqueid_t* uid,
+                                      mori_shmem_init_attr_t* attr);
+int mori_shmem_set_attr_mpi_comm(void* mpi_comm, mori_shmem_init_attr_t* attr);
+
+/* Initialises with an explicit bootstrap (one of mori_shmem_init_flags_t). Collective. */
+int mori_shmem_init_attr(unsigned int flags, mori_shmem_init_attr_t* attr);
+
+/* 1 if this process is initialised. */
+int mori_shmem_initialized(void);
+
+/* Completes outstanding device operations, releases every resource; collective. MPI is never
+ * finalised by mori-shmem. A later init starts afresh. */
+int mori_shmem_finalize(void);
+
+/* ---- PEs and teams --------------------------------------------------------------------- */
+int mori_shmem_my_pe(void);
+int mori_shmem_n_pes(void);
+
+typedef int32_t mori_shmem_team_t;
+#define MORI_SHMEM_TEAM_INVALID ((mori_shmem_team_t)-1)
+#define MORI_SHMEM_TEAM_WORLD ((mori_shmem_team_t)0)
+#define MORI_SHMEM_TEAM_NODE ((mori_shmem_team_t)1) /* PEs on this host, ordered by world PE */
+
+int mori_shmem_team_my_pe(mori_shmem_team_t team);
+int mori_shmem_team_n_pes(mori_shmem_team_t team);
+/* PE number in dest_team of src_pe in src_team, or -1 if it is not a member. */
+int mori_shmem_team_translate_pe(mori_shmem_team_t src_team, int src_pe, mori_shmem_team_t dest_team);
+
+/* ---- symmetric memory ------------------------------------------------------------------ */
+/* Collective: every PE must make the same calls with the same sizes in the same order; a
+ * mismatch is detected on every call and reported with each PE's request. NULL on failure
+ * (exhaustion reports requested, free and largest free block). size 0 returns NULL, no error. */
+void* mori_shmem_malloc(size_t size);
+void* mori_shmem_calloc(size_t count, size_t size);
+void* mori_shmem_align(size_t alignment, size_t size); /* alignment: power of two */
+void mori_shmem_free(void* ptr);                       /* collective; NULL is ignored */
+
+/* Address at which this PE can load/store `pe`'s copy of the symmetric object `dest`, or NULL
+ * if `pe` is not directly reachable (RDMA peer, other host) or dest is not symmetric. */
+void* mori_shmem_ptr(const void* dest, int pe);
+
+/* Collective registration of device memory allocated elsewhere (e.g. a framework's tensor) as
+ * a symmetric region: every PE passes its own buffer of the same size. Afterwards the device
+ * API accepts addresses inside it as it does heap addresses. */
+int mori_shmem_register(void* ptr, size_t size);
+int mori_shmem_deregister(void* ptr); /* collective */
+
+/* ---- synchronisation ------------------------------------------------------------------- */
+/* Completes this PE's outstanding device operations (waits for the GPU), then synchronises all
+ * PEs. */
+int mori_shmem_barrier_all(void);
+
+#if MORI_PLATFORM_NVIDIA
+typedef struct CUstream_st* mori_shmem_stream_t; /* a cudaStream_t */
+#else
+typedef struct ihipStream_t* mori_shmem_stream_t; /* a hipStream_t */
+#endif
+/* Stream-ordered forms: enqueue on `stream`, return at once. */
+int mori_shmem_barrier_all_on_stream(mori_shmem_stream_t stream);
+int mori_shmem_quiet_on_stream(mori_shmem_stream_t stream);
+
+/* ---- diagnostics ----------------------------------------------------------------------- */
+/* If a kernel stopped on a device-side mori-shmem error (error completion, timeout, misuse),
+ * copies its description into buf and returns 1; else returns 0. Readable after the GPU
+ * context has failed. */
+int mori_shmem_device_error(char* buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MORI_SHMEM_H */
