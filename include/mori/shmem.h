@@ -99,8 +99,18 @@ int mori_shmem_initialized(void);
 int mori_shmem_finalize(void);
 
 /* ---- PEs and teams --------------------------------------------------------------------- */
+/* mori_shmem_my_pe(), mori_shmem_n_pes() and mori_shmem_ptr() are callable from host and
+ * device code; under a GPU compiler they are host-and-device inline functions (see below). */
+#if !(defined(__CUDACC__) || defined(__HIPCC__))
 int mori_shmem_my_pe(void);
 int mori_shmem_n_pes(void);
+/* Address at which this PE can load/store `pe`'s copy of the symmetric object `dest`, or NULL
+ * if `pe` is not directly reachable (RDMA peer, other host) or dest is not symmetric. */
+void* mori_shmem_ptr(const void* dest, int pe);
+#endif
+int mori_shmemi_my_pe(void);
+int mori_shmemi_n_pes(void);
+void* mori_shmemi_ptr(const void* dest, int pe);
 
 typedef int32_t mori_shmem_team_t;
 #define MORI_SHMEM_TEAM_INVALID ((mori_shmem_team_t)-1)
@@ -120,10 +130,6 @@ void* mori_shmem_malloc(size_t size);
 void* mori_shmem_calloc(size_t count, size_t size);
 void* mori_shmem_align(size_t alignment, size_t size); /* alignment: power of two */
 void mori_shmem_free(void* ptr);                       /* collective; NULL is ignored */
-
-/* Address at which this PE can load/store `pe`'s copy of the symmetric object `dest`, or NULL
- * if `pe` is not directly reachable (RDMA peer, other host) or dest is not symmetric. */
-void* mori_shmem_ptr(const void* dest, int pe);
 
 /* Collective registration of device memory allocated elsewhere (e.g. a framework's tensor) as
  * a symmetric region: every PE passes its own buffer of the same size. Afterwards the device
@@ -153,6 +159,10 @@ int mori_shmem_device_error(char* buf, size_t len);
 
 #ifdef __cplusplus
 }
+#endif
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#include "mori/shmem/impl/pe_queries.hpp"
 #endif
 
 #endif /* MORI_SHMEM_H */

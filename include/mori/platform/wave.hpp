@@ -45,37 +45,43 @@ MORI_DEVICE_INLINE LaneMask activeMask() {
 #endif
 }
 
-// Lanes of `activeMask()` whose predicate is true. Every lane of activeMask() must call it.
-MORI_DEVICE_INLINE LaneMask ballot(bool pred) {
+// Wave-wide operations take the mask of participating lanes explicitly (captured once with
+// activeMask() before any divergence): on NVIDIA lanes that diverged need not have reconverged,
+// and the *_sync forms wait for every lane named in the mask. On AMD the wave runs in lockstep
+// and the mask is implied.
+
+// Lanes of `mask` whose predicate is true. Every lane in `mask` must call.
+MORI_DEVICE_INLINE LaneMask ballot(LaneMask mask, bool pred) {
 #if MORI_PLATFORM_AMD
-  return __ballot(pred);
+  return __ballot(pred) & mask;
 #else
-  return __ballot_sync(__activemask(), pred);
+  return __ballot_sync(static_cast<unsigned>(mask), pred);
 #endif
 }
 
-// Value of `v` in lane `src` (which must be active). 4- and 8-byte trivially copyable types.
+// Value of `v` in lane `src` (which must be in `mask`). 4- and 8-byte trivially copyable types.
 template <typename T>
-MORI_DEVICE_INLINE T shfl(T v, int src) {
+MORI_DEVICE_INLINE T shfl(LaneMask mask, T v, int src) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "shfl moves 4 or 8 bytes");
   if constexpr (sizeof(T) == 4) {
     int x = __builtin_bit_cast(int, v);
 #if MORI_PLATFORM_AMD
+    (void)mask;
     x = __shfl(x, src);
 #else
-    x = __shfl_sync(__activemask(), x, src);
+    x = __shfl_sync(static_cast<unsigned>(mask), x, src);
 #endif
     return __builtin_bit_cast(T, x);
   } else {
     long long x = __builtin_bit_cast(long long, v);
     int lo = static_cast<int>(x), hi = static_cast<int>(x >> 32);
 #if MORI_PLATFORM_AMD
+    (void)mask;
     lo = __shfl(lo, src);
     hi = __shfl(hi, src);
 #else
-    unsigned m = __activemask();
-    lo = __shfl_sync(m, lo, src);
-    hi = __shfl_sync(m, hi, src);
+    lo = __shfl_sync(static_cast<unsigned>(mask), lo, src);
+    hi = __shfl_sync(static_cast<unsigned>(mask), hi, src);
 #endif
     return __builtin_bit_cast(T, (static_cast<long long>(hi) << 32) | static_cast<unsigned>(lo));
   }
@@ -97,6 +103,24 @@ MORI_DEVICE_INLINE int popcount(LaneMask m) { return __popcll(m); }
 MORI_DEVICE_INLINE int firstLane(LaneMask m) { return __ffsll(static_cast<unsigned long long>(m)) - 1; }
 // Lanes below this one.
 MORI_DEVICE_INLINE LaneMask lanesBelow() { return (LaneMask{1} << laneId()) - 1; }
+MORI_DEVICE_INLINE LaneMask thisLane() { return LaneMask{1} << laneId(); }
+
+// Lanes of `mask` holding the same `key` as this lane. Every lane in `mask` must call.
+MORI_DEVICE_INLINE LaneMask matchAny(LaneMask mask, uint64_t key) {
+#if MORI_PLATFORM_NVIDIA
+  return __match_any_sync(static_cast<unsigned>(mask), static_cast<unsigned long long>(key));
+#else
+  // One round per distinct key: the lowest remaining lane's key is broadcast and matched.
+  LaneMask remaining = mask, mine = 0;
+  while (remaining) {
+    const uint64_t k = shfl(mask, key, firstLane(remaining));
+    const LaneMask same = ballot(mask, k == key) & remaining;
+    if (same & thisLane()) mine = same;
+    remaining &= ~same;
+  }
+  return mine;
+#endif
+}
 
 #endif  // MORI_GPU_COMPILER
 

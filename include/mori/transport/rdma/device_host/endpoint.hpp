@@ -36,7 +36,8 @@ struct WqeDesc {
   uint8_t fence;        // execute only after earlier READ/ATOMIC on this QP completed
   uint8_t atomicBytes;  // 4 or 8 (atomics only)
   uint32_t bytes;       // length for Write/WriteInline/Read
-  uint64_t localAddr;   // source of Write, destination of Read and of atomic results
+  uint64_t localAddr;   // source of Write, destination of Read and of atomic results; 0 for an atomic
+                        // or Read means "this slot's word in EndpointDevice::atomicResults"
   uint64_t remoteAddr;  // target address in the peer's address space
   uint32_t lkey;
   uint32_t rkey;
@@ -65,7 +66,9 @@ struct alignas(64) EndpointState {
   uint64_t cqConsumer;  // completion entries consumed
   uint32_t pollLock;    // one poller at a time per CQ
   uint32_t errorSeen;   // set once an error completion was reported
-  uint64_t pad[3];
+  uint32_t resultsInFlight;  // fetched results (atomics, scalar reads) not yet read by their thread
+  uint32_t reserved0;
+  uint64_t pad[2];
 };
 static_assert(sizeof(EndpointState) == 64, "EndpointState is one cache line");
 
@@ -86,8 +89,11 @@ struct EndpointDevice {
   uint32_t cqn;
   uint32_t* cqDbrec;    // CQ doorbell record (mlx5), else null
   uint64_t* cqDoorbell; // CQ consumer doorbell register (bnxt, ionic), else null
-  // scratch for atomic results (registered with atomicLkey): one 8-byte word per SQ slot
+  // Fetched results (atomics, scalar reads) land in atomicResults[slot] (registered memory,
+  // atomicLkey); resultBusy[slot] (GPU memory only) is 1 until the fetching thread has read it,
+  // and a slot is not reused before that.
   uint64_t* atomicResults;
+  uint32_t* resultBusy;
   uint32_t atomicLkey;
   uint32_t providerWord;  // provider-specific constant (e.g. doorbell queue id / epoch layout)
   EndpointState* state;

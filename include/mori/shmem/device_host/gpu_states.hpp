@@ -1,0 +1,100 @@
+// GpuStates: everything the device API reads, built by the host at init (shmem/gpu_states.cpp)
+// and copied into every GPU module that uses the device API (impl/module_binding.hpp).
+// Immutable while kernels run, except what sits behind pointers (region count, error record).
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mori/transport/rdma/device_host/endpoint.hpp"
+
+namespace mori::shmem {
+
+// How this PE reaches another PE. One byte per PE in GpuStates::transport.
+enum class Transport : uint8_t {
+  None = 0,  // unreachable (never in a running table: init fails instead)
+  P2P = 1,   // load/store through a peer mapping (xGMI / NVLink / PCIe), and this PE itself
+  Rdma = 2,  // GPU-initiated RDMA (IBGDA) through rdma::EndpointDevice
+  Sdma = 3,  // AMD SDMA engines (AMD only)
+};
+
+constexpr uint32_t kGpuStatesMagic = 0x4d4f5249u;  // "MORI"
+// Bumped whenever GpuStates or anything it points to changes layout; a module compiled against
+// another version is refused at registration.
+constexpr uint32_t kDeviceAbiVersion = 1;
+
+// One PE's copy of a symmetric region, as seen from this PE.
+struct PeerWindow {
+  uint64_t p2pBase;     // where this PE loads/stores the peer's copy; 0: not mapped (RDMA peer)
+  uint64_t remoteBase;  // the peer's own virtual address of its copy (RDMA remote address base)
+  uint32_t rkey;        // the peer's remote key for its copy (RDMA)
+  uint32_t reserved;
+};
+static_assert(sizeof(PeerWindow) == 24, "PeerWindow layout");
+
+// A symmetric region: the heap (always region 0) or a registered user buffer.
+struct Region {
+  uint64_t base;  // this PE's address
+  uint64_t size;
+  uint32_t lkey;  // this PE's local key (RDMA), 0 without RDMA
+  uint32_t live;  // 0 once deregistered
+  const PeerWindow* peers;  // [nPes]
+};
+static_assert(sizeof(Region) == 32, "Region layout");
+
+constexpr uint32_t kMaxRegions = 64;
+
+// Why a kernel stopped. The first error of the process wins; host code formats it
+// (mori_shmem_device_error) from these fields, so no device-side formatting is needed.
+enum class DeviceErrorCode : uint32_t {
+  None = 0,
+  NotInitialized = 1,     // device API used in a module that init never bound
+  InvalidPe = 2,          // a = pe
+  NotSymmetric = 3,       // a = address, b = bytes
+  Timeout = 4,            // a = what (DeviceWait), b = waited ns, c/d = progress counters
+  ErrorCompletion = 5,    // a = opcode, b = syndrome, c = vendor syndrome, d = wqe index
+  Unsupported = 6,        // a = what (DeviceUnsupported)
+  InvalidArgument = 7,    // a = what, b = value
+};
+
+struct DeviceErrorRecord {
+  uint32_t code;  // DeviceErrorCode; 0 until the first error
+  int32_t pe;     // reporting PE
+  int32_t peer;   // -1 if none
+  int32_t qp;     // -1 if none
+  uint64_t a, b, c, d;
+  uint32_t qpn;
+  uint32_t line;  // source line of the report
+  char where[64]; // function name (truncated)
+};
+
+// What a timed-out wait was waiting for (DeviceErrorRecord::a for Timeout).
+enum class DeviceWait : uint32_t { SendQueueSlot = 1, Completion = 2, WaitUntil = 3, Barrier = 4, Signal = 5 };
+
+struct GpuStates {
+  uint32_t magic;       // kGpuStatesMagic once bound
+  uint32_t abiVersion;  // kDeviceAbiVersion
+  int32_t myPe;
+  int32_t nPes;
+  const uint8_t* transport;  // [nPes] Transport
+
+  Region heap;               // region 0, kept inline for the common case
+  const Region* regions;     // [kMaxRegions] in GPU memory; regions[0] mirrors `heap`
+  const uint32_t* numRegions;  // number of slots in use (GPU memory; grows on register)
+
+  // RDMA: endpoints[pe * numQpPerPe + qp], meaningful where transport[pe] == Rdma.
+  const rdma::EndpointDevice* endpoints;
+  uint32_t numQpPerPe;
+  uint32_t reserved0;
+
+  // Synchronisation: barrier flags live at syncOffset inside the heap (symmetric); the epoch
+  // counter is this PE's own (GPU memory).
+  uint64_t syncOffset;
+  uint64_t* barrierEpoch;
+
+  // Diagnostics and limits.
+  DeviceErrorRecord* errorRecord;  // host-mapped, readable after the context fails
+  uint64_t timeoutTicks;           // device waits stop after this many wall-clock ticks; 0: never
+};
+
+}  // namespace mori::shmem

@@ -1,0 +1,70 @@
+// Symmetric address resolution: which region holds a local symmetric address, and where that
+// object lives on another PE. The heap is checked inline; registered regions are scanned only on
+// a miss. Argument checks (PE range, object inside its region) cost nothing unless the user
+// builds with MORI_SHMEM_CHECKS=1; an address in no region at all is always reported.
+#pragma once
+
+#include "mori/platform/atomic.hpp"
+#include "mori/shmem/device_host/gpu_states.hpp"
+#include "mori/shmem/impl/device_error.hpp"
+
+#ifndef MORI_SHMEM_CHECKS
+#define MORI_SHMEM_CHECKS 0
+#endif
+
+#if MORI_GPU_COMPILER
+namespace mori::shmem::impl {
+
+MORI_DEVICE_INLINE void checkPe(const GpuStates& s, int pe) {
+  if constexpr (MORI_SHMEM_CHECKS) {
+    if (MORI_UNLIKELY(pe < 0 || pe >= s.nPes))
+      MORI_DEVICE_FAIL(s, DeviceErrorCode::InvalidPe, ErrorSite{}, static_cast<uint64_t>(pe), 0, 0, 0);
+  }
+}
+
+// Registered regions (index >= 1); null if none holds `addr`.
+inline MORI_DEVICE_NOINLINE const Region* findRegisteredRegion(const GpuStates& s, uint64_t addr) {
+  const uint32_t n = gpu::atomicLoad<gpu::Order::Acquire, gpu::Scope::Agent>(s.numRegions);
+  for (uint32_t i = 1; i < n; ++i) {
+    const Region& r = s.regions[i];
+    if (r.live && addr - r.base < r.size) return &r;
+  }
+  return nullptr;
+}
+
+// Region of the symmetric object [addr, addr + bytes) that is about to be accessed on `peer`.
+MORI_DEVICE_INLINE const Region& regionOf(const GpuStates& s, const void* p, size_t bytes, int peer) {
+  const uint64_t addr = reinterpret_cast<uint64_t>(p);
+  const Region* r = &s.heap;
+  if (MORI_UNLIKELY(addr - s.heap.base >= s.heap.size)) {
+    r = findRegisteredRegion(s, addr);
+    if (!r) MORI_DEVICE_FAIL(s, DeviceErrorCode::NotSymmetric, (ErrorSite{peer, -1, 0}), addr, bytes, 0, 0);
+  }
+  if constexpr (MORI_SHMEM_CHECKS) {
+    if (MORI_UNLIKELY(bytes > r->size - (addr - r->base)))
+      MORI_DEVICE_FAIL(s, DeviceErrorCode::NotSymmetric, (ErrorSite{peer, -1, 0}), addr, bytes, 0, 0);
+  }
+  return *r;
+}
+
+// Region of a local buffer used as an RDMA source/sink, or null if it is not registered.
+MORI_DEVICE_INLINE const Region* localRegion(const GpuStates& s, const void* p) {
+  const uint64_t addr = reinterpret_cast<uint64_t>(p);
+  if (addr - s.heap.base < s.heap.size) return &s.heap;
+  return findRegisteredRegion(s, addr);
+}
+
+MORI_DEVICE_INLINE Transport transportTo(const GpuStates& s, int pe) { return static_cast<Transport>(s.transport[pe]); }
+
+// `p` (a local symmetric address in `r`) on `pe`, addressable by load/store from this PE.
+template <typename T>
+MORI_DEVICE_INLINE T* p2pAddress(const Region& r, int pe, T* p) {
+  return reinterpret_cast<T*>(r.peers[pe].p2pBase + (reinterpret_cast<uint64_t>(p) - r.base));
+}
+// `p` on `pe` as the peer's own virtual address (RDMA remote address).
+MORI_DEVICE_INLINE uint64_t remoteAddress(const Region& r, int pe, const void* p) {
+  return r.peers[pe].remoteBase + (reinterpret_cast<uint64_t>(p) - r.base);
+}
+
+}  // namespace mori::shmem::impl
+#endif

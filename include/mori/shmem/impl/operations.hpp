@@ -1,0 +1,182 @@
+// One template per SHMEM operation. Each resolves the symmetric address, then dispatches on the
+// transport to the peer: P2P inline first (loads/stores through the peer mapping), RDMA after
+// (rdma_ops.hpp). Scopes (thread/warp/block) differ only in the Scope type argument.
+#pragma once
+
+#include "mori/platform/atomic.hpp"
+#include "mori/shmem/impl/address.hpp"
+#include "mori/shmem/impl/copy.hpp"
+#include "mori/shmem/impl/op_types.hpp"
+#include "mori/shmem/impl/rdma_ops.hpp"
+#include "mori/shmem/impl/scope.hpp"
+
+#if MORI_GPU_COMPILER
+namespace mori::shmem::impl {
+
+using gpu::Order;
+using SysScope = gpu::Scope;
+
+[[noreturn]] inline MORI_DEVICE_NOINLINE void failTransport(const GpuStates& s, int pe, const char* where) {
+  reportError(s, DeviceErrorCode::Unsupported, ErrorSite{pe, -1, 0}, s.transport[pe], 0, 0, 0, __LINE__, where);
+}
+
+// ---- put / get -------------------------------------------------------------------------------
+
+template <class S>
+MORI_DEVICE_INLINE void put(const GpuStates& s, void* dest, const void* src, size_t bytes, int pe, int qp,
+                            bool blocking) {
+  checkPe(s, pe);
+  const Region& r = regionOf(s, dest, bytes, pe);
+  switch (transportTo(s, pe)) {
+    case Transport::P2P:
+      copyBytes(p2pAddress(r, pe, dest), src, bytes, S::rank(), S::size());
+      S::sync();
+      return;
+    case Transport::Rdma: rdmaPut<S>(s, r, dest, src, bytes, pe, qp, blocking); return;
+    default: failTransport(s, pe, "put");
+  }
+}
+
+template <class S>
+MORI_DEVICE_INLINE void get(const GpuStates& s, void* dest, const void* src, size_t bytes, int pe, int qp,
+                            bool blocking) {
+  checkPe(s, pe);
+  const Region& r = regionOf(s, src, bytes, pe);
+  switch (transportTo(s, pe)) {
+    case Transport::P2P:
+      copyBytes(dest, p2pAddress(r, pe, src), bytes, S::rank(), S::size());
+      S::sync();
+      return;
+    case Transport::Rdma: rdmaGet<S>(s, r, dest, src, bytes, pe, qp, blocking); return;
+    default: failTransport(s, pe, "get");
+  }
+}
+
+template <typename T>
+MORI_DEVICE_INLINE void p(const GpuStates& s, T* dest, T value, int pe, int qp) {
+  checkPe(s, pe);
+  const Region& r = regionOf(s, dest, sizeof(T), pe);
+  switch (transportTo(s, pe)) {
+    case Transport::P2P: *p2pAddress(r, pe, dest) = value; return;
+    case Transport::Rdma: rdmaP(s, r, dest, value, pe, qp); return;
+    default: failTransport(s, pe, "p");
+  }
+}
+
+template <typename T>
+MORI_DEVICE_INLINE T g(const GpuStates& s, const T* src, int pe, int qp) {
+  checkPe(s, pe);
+  const Region& r = regionOf(s, src, sizeof(T), pe);
+  switch (transportTo(s, pe)) {
+    case Transport::P2P: return *reinterpret_cast<const volatile T*>(p2pAddress(r, pe, src));
+    case Transport::Rdma: return rdmaG(s, r, src, pe, qp);
+    default: failTransport(s, pe, "g");
+  }
+}
+
+// ---- signals -----------------------------------------------------------------------------------
+
+MORI_DEVICE_INLINE void signalOp(const GpuStates& s, uint64_t* sig, uint64_t value, SignalOp op, int pe, int qp) {
+  checkPe(s, pe);
+  const Region& r = regionOf(s, sig, sizeof(uint64_t), pe);
+  switch (transportTo(s, pe)) {
+    case Transport::P2P: {
+      // The signal must not overtake this thread's (and, after the scope's sync, its scope's)
+      // earlier stores to the peer: full system fence, then the update.
+      uint64_t* remote = p2pAddress(r, pe, sig);
+      gpu::fenceSystem();
+      if (op == SignalOp::Set)
+        gpu::atomicStore<Order::Relaxed, SysScope::System>(remote, value);
+      else
+        gpu::atomicAddNoReturn<SysScope::System>(remote, value);
+      return;
+    }
+    case Transport::Rdma: rdmaSignal(s, r, sig, value, op, pe, qp); return;
+    default: failTransport(s, pe, "signal_op");
+  }
+}
+
+template <class S>
+MORI_DEVICE_INLINE void putSignal(const GpuStates& s, void* dest, const void* src, size_t bytes, uint64_t* sig,
+                                  uint64_t value, SignalOp op, int pe, int qp, bool blocking) {
+  put<S>(s, dest, src, bytes, pe, qp, false);
+  if (S::rank() == 0) {
+    signalOp(s, sig, value, op, pe, qp);
+    if (blocking && transportTo(s, pe) == Transport::Rdma) rdmaQuietEndpoint(s, endpointFor(s, pe, qp));
+  }
+  S::sync();
+}
+
+// ---- atomics -----------------------------------------------------------------------------------
+
+template <typename T>
+MORI_DEVICE_INLINE T p2pAmo(Amo op, T* remote, T value, T cond) {
+  using SS = SysScope;
+  switch (op) {
+    case Amo::Fetch: return gpu::atomicLoad<Order::Relaxed, SS::System>(remote);
+    case Amo::Set: gpu::atomicStore<Order::Relaxed, SS::System>(remote, value); return T{};
+    case Amo::Swap: return gpu::atomicExchange<Order::Relaxed, SS::System>(remote, value);
+    case Amo::CompareSwap: return gpu::atomicCompareExchange<Order::Relaxed, SS::System>(remote, cond, value);
+    case Amo::Add: return gpu::atomicFetchAdd<Order::Relaxed, SS::System>(remote, value);
+    case Amo::And: return gpu::atomicFetchAnd<Order::Relaxed, SS::System>(remote, value);
+    case Amo::Or: return gpu::atomicFetchOr<Order::Relaxed, SS::System>(remote, value);
+    default: return gpu::atomicFetchXor<Order::Relaxed, SS::System>(remote, value);
+  }
+}
+
+// Fetching form: returns the old value (Set returns nothing meaningful and is never fetching).
+template <typename T>
+MORI_DEVICE_INLINE T amo(const GpuStates& s, Amo op, T* dest, T value, T cond, int pe, int qp, bool fetch) {
+  checkPe(s, pe);
+  const Region& r = regionOf(s, dest, sizeof(T), pe);
+  switch (transportTo(s, pe)) {
+    case Transport::P2P:
+      if (op == Amo::Add && !fetch) {
+        gpu::atomicAddNoReturn<SysScope::System>(p2pAddress(r, pe, dest), value);
+        return T{};
+      }
+      return p2pAmo(op, p2pAddress(r, pe, dest), value, cond);
+    case Transport::Rdma: return rdmaAmo(s, r, op, dest, value, cond, pe, qp, fetch);
+    default: failTransport(s, pe, "atomic");
+  }
+}
+
+// ---- ordering ----------------------------------------------------------------------------------
+
+// Completes every operation this PE issued (scope-cooperative over the endpoints).
+template <class S>
+MORI_DEVICE_INLINE void quiet(const GpuStates& s) {
+  gpu::fenceSystem();
+  if (s.numQpPerPe != 0) {
+    const uint32_t total = static_cast<uint32_t>(s.nPes) * s.numQpPerPe;
+    for (uint32_t i = static_cast<uint32_t>(S::rank()); i < total; i += static_cast<uint32_t>(S::size())) {
+      if (transportTo(s, static_cast<int>(i / s.numQpPerPe)) == Transport::Rdma) rdmaQuietEndpoint(s, s.endpoints[i]);
+    }
+  }
+  S::sync();
+}
+
+// Completes operations to `pe` (on QP `qp`, or all of its QPs when qp < 0).
+MORI_DEVICE_INLINE void quietPe(const GpuStates& s, int pe, int qp) {
+  checkPe(s, pe);
+  gpu::fenceSystem();
+  if (transportTo(s, pe) != Transport::Rdma) return;
+  if (qp >= 0) {
+    rdmaQuietEndpoint(s, endpointFor(s, pe, qp));
+    return;
+  }
+  for (uint32_t q = 0; q < s.numQpPerPe; ++q) rdmaQuietEndpoint(s, s.endpoints[static_cast<uint32_t>(pe) * s.numQpPerPe + q]);
+}
+
+// Orders this PE's earlier puts, AMOs and signals to each PE before its later ones. One QP
+// executes in order; with several QPs per PE ordering across them needs their completion.
+MORI_DEVICE_INLINE void fence(const GpuStates& s) {
+  if (s.numQpPerPe > 1) {
+    quiet<ThreadScope>(s);
+  } else {
+    gpu::fenceSystem();
+  }
+}
+
+}  // namespace mori::shmem::impl
+#endif

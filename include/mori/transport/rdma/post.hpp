@@ -1,0 +1,208 @@
+// The one RDMA posting mechanism, written once for every operation and provider. Operations
+// differ only in the WqeDesc they build; providers (P = Mlx5, Bnxt, Ionic) only in how a WqeDesc
+// becomes bytes, how the doorbell is rung and how a completion entry reads.
+//
+//   reserve   one atomicAdd on EndpointState::reserved per group of threads (warp-aggregated)
+//   flow      a slot is reused only after the completion covering it was consumed:
+//             reserved_end - completed <= sqDepth, else poll the CQ until it is
+//   write     each thread encodes its WQE into its slot
+//   submit    doorbells go out in reservation order (wait for posted == base), one per group;
+//             the group's last WQE requests a completion, so every posted slot is eventually
+//             covered by a completion entry and the CQ (depth >= SQ depth) cannot overflow
+//   complete  one poller per CQ at a time (try-lock); error entries stop the kernel with the
+//             PE, peer, QP, opcode and syndrome instead of being mistaken for "not yet"
+#pragma once
+
+#include "mori/platform/atomic.hpp"
+#include "mori/platform/wave.hpp"
+#include "mori/shmem/device_host/gpu_states.hpp"
+#include "mori/shmem/impl/device_error.hpp"
+#include "mori/shmem/impl/spin.hpp"
+#include "mori/transport/rdma/device_host/endpoint.hpp"
+#include "mori/transport/rdma/providers/provider.hpp"
+
+#if MORI_GPU_COMPILER
+namespace mori::rdma {
+
+using shmem::GpuStates;
+namespace sh = mori::shmem;
+namespace shi = mori::shmem::impl;
+using gpu::Order;
+using gpu::Scope;
+
+MORI_DEVICE_INLINE void* slotAddress(const EndpointDevice& ep, uint64_t idx) {
+  return ep.sq + ((idx & (ep.sqDepth - 1)) << ep.sqSlotShift);
+}
+
+MORI_DEVICE_INLINE shi::ErrorSite siteOf(const EndpointDevice& ep) {
+  return shi::ErrorSite{ep.peer, static_cast<int>(ep.qpIndex), ep.qpn};
+}
+
+// Consumes the completion entries that have arrived, if no other thread is doing so, and
+// returns the number of slots known complete.
+template <class P>
+MORI_DEVICE_NOINLINE uint64_t pollCompletions(const GpuStates& s, const EndpointDevice& ep) {
+  EndpointState* st = ep.state;
+  if (gpu::atomicExchange<Order::Acquire, Scope::Agent>(&st->pollLock, 1u) == 0u) {
+    uint64_t ci = gpu::atomicLoad<Order::Relaxed, Scope::Agent>(&st->cqConsumer);
+    uint64_t done = gpu::atomicLoad<Order::Relaxed, Scope::Agent>(&st->completed);
+    const uint64_t start = ci;
+    constexpr uint64_t kIndexMask = (uint64_t{1} << P::kIndexBits) - 1;
+    for (;;) {
+      const Completion c = P::readCompletion(ep, ci);
+      if (!c.valid) break;
+      if (c.error) {
+        gpu::atomicStore<Order::Relaxed, Scope::Agent>(&st->errorSeen, 1u);
+        MORI_DEVICE_FAIL(s, sh::DeviceErrorCode::ErrorCompletion, siteOf(ep), c.opcode, c.syndrome,
+                         c.vendorSyndrome, c.wqeIndex);
+      }
+      // The entry completes WQE c.wqeIndex and, on an RC QP, every WQE before it. Outstanding
+      // slots never exceed sqDepth < 2^kIndexBits, so the advance is unambiguous.
+      done += (static_cast<uint64_t>(c.wqeIndex) + 1 - done) & kIndexMask;
+      ++ci;
+    }
+    if (ci != start) {
+      gpu::atomicStore<Order::Relaxed, Scope::Agent>(&st->cqConsumer, ci);
+      P::releaseCompletions(ep, ci);
+      gpu::atomicStore<Order::Release, Scope::Agent>(&st->completed, done);
+    }
+    gpu::atomicStore<Order::Release, Scope::Agent>(&st->pollLock, 0u);
+  }
+  return gpu::atomicLoad<Order::Acquire, Scope::Agent>(&st->completed);
+}
+
+// Waits until at least `target` slots are complete.
+template <class P>
+MORI_DEVICE_NOINLINE void waitCompleted(const GpuStates& s, const EndpointDevice& ep, uint64_t target,
+                                        sh::DeviceWait why = sh::DeviceWait::Completion) {
+  shi::Spinner spin(s.timeoutTicks);
+  uint64_t done;
+  while ((done = pollCompletions<P>(s, ep)) < target) {
+    if (spin.expired())
+      MORI_DEVICE_FAIL(s, sh::DeviceErrorCode::Timeout, siteOf(ep), static_cast<uint64_t>(why), spin.elapsedNs(),
+                       done, target);
+  }
+}
+
+// A slot whose fetched result its thread has not read yet may not be reused (slow path of
+// reserveSlots; only taken while such results exist on this endpoint).
+template <class P>
+MORI_DEVICE_NOINLINE void waitResultsRead(const GpuStates& s, const EndpointDevice& ep, uint64_t base, uint32_t n) {
+  shi::Spinner spin(s.timeoutTicks);
+  for (uint64_t idx = base; idx < base + n; ++idx) {
+    const uint32_t* busy = &ep.resultBusy[idx & (ep.sqDepth - 1)];
+    while (gpu::atomicLoad<Order::Acquire, Scope::Agent>(busy) != 0u) {
+      if (spin.expired())
+        MORI_DEVICE_FAIL(s, sh::DeviceErrorCode::Timeout, siteOf(ep), static_cast<uint64_t>(sh::DeviceWait::SendQueueSlot),
+                         spin.elapsedNs(), idx - ep.sqDepth, idx);
+    }
+  }
+}
+
+// Hands out `n` consecutive slots, waiting until the ring has room for them.
+template <class P>
+MORI_DEVICE_INLINE uint64_t reserveSlots(const GpuStates& s, const EndpointDevice& ep, uint32_t n) {
+  EndpointState* st = ep.state;
+  const uint64_t base = gpu::atomicFetchAdd<Order::Relaxed, Scope::Agent>(&st->reserved, uint64_t{n});
+  const uint64_t end = base + n;
+  if (MORI_UNLIKELY(end - gpu::atomicLoad<Order::Acquire, Scope::Agent>(&st->completed) > ep.sqDepth))
+    waitCompleted<P>(s, ep, end - ep.sqDepth, sh::DeviceWait::SendQueueSlot);
+  if (MORI_UNLIKELY(gpu::atomicLoad<Order::Acquire, Scope::Agent>(&st->resultsInFlight) != 0u))
+    waitResultsRead<P>(s, ep, base, n);
+  return base;
+}
+
+// Atomics and scalar reads without a destination fetch into the slot's result word, which
+// stays reserved until takeResult() has read it.
+MORI_DEVICE_INLINE bool fetchesToScratch(const WqeDesc& d) {
+  return d.localAddr == 0 && (d.op == WqeOp::AtomicFetchAdd || d.op == WqeOp::AtomicCompareSwap || d.op == WqeOp::Read);
+}
+
+template <class P>
+MORI_DEVICE_INLINE void writeWqe(const EndpointDevice& ep, uint64_t idx, WqeDesc d) {
+  if (fetchesToScratch(d)) {
+    const uint64_t slot = idx & (ep.sqDepth - 1);
+    gpu::atomicStore<Order::Relaxed, Scope::Agent>(&ep.resultBusy[slot], 1u);
+    gpu::atomicFetchAdd<Order::Relaxed, Scope::Agent>(&ep.state->resultsInFlight, 1u);
+    d.localAddr = reinterpret_cast<uint64_t>(&ep.atomicResults[slot]);
+    d.lkey = ep.atomicLkey;
+  }
+  P::encode(ep, slotAddress(ep, idx), static_cast<uint32_t>(idx), d);
+}
+
+// Announces slots [base, base + n), whose WQEs the calling group has written (and synchronised).
+template <class P>
+MORI_DEVICE_INLINE void submitSlots(const GpuStates& s, const EndpointDevice& ep, uint64_t base, uint32_t n) {
+  gpu::fenceSystem();  // WQE bytes visible to the NIC before it hears of them
+  EndpointState* st = ep.state;
+  if (MORI_UNLIKELY(gpu::atomicLoad<Order::Acquire, Scope::Agent>(&st->posted) != base)) {
+    shi::Spinner spin(s.timeoutTicks);
+    uint64_t posted;
+    while ((posted = gpu::atomicLoad<Order::Acquire, Scope::Agent>(&st->posted)) != base) {
+      if (spin.expired())
+        MORI_DEVICE_FAIL(s, sh::DeviceErrorCode::Timeout, siteOf(ep), static_cast<uint64_t>(sh::DeviceWait::SendQueueSlot),
+                         spin.elapsedNs(), posted, base);
+    }
+  }
+  P::ringDoorbell(ep, base + n, slotAddress(ep, base + n - 1));
+  gpu::atomicStore<Order::Release, Scope::Agent>(&st->posted, base + n);
+}
+
+// Every calling lane posts its own `d` on its own endpoint `ep` (lanes may differ). Lanes with the
+// same endpoint share one reservation and one doorbell; the group's last WQE requests a
+// completion. Returns the calling lane's slot index.
+template <class P>
+MORI_DEVICE_INLINE uint64_t postFromThreads(const GpuStates& s, const EndpointDevice& ep, WqeDesc d) {
+  const gpu::LaneMask active = gpu::activeMask();
+  const gpu::LaneMask group = gpu::matchAny(active, reinterpret_cast<uint64_t>(&ep));
+  const int leader = gpu::firstLane(group);
+  const uint32_t n = static_cast<uint32_t>(gpu::popcount(group));
+  const uint32_t rank = static_cast<uint32_t>(gpu::popcount(group & gpu::lanesBelow()));
+  uint64_t base = 0;
+  if (gpu::laneId() == leader) base = reserveSlots<P>(s, ep, n);
+  base = gpu::shfl(active, base, leader);
+  if (rank == n - 1) d.signal = 1;
+  writeWqe<P>(ep, base + rank, d);
+  gpu::waveSync(active);
+  if (gpu::laneId() == leader) submitSlots<P>(s, ep, base, n);
+  return base + rank;
+}
+
+// A cooperating scope (all its threads call with equal arguments) posts `count` WQEs built by
+// make(i) on one endpoint: rank 0 reserves and rings, the threads write. The last WQE requests
+// a completion. Returns the last slot index (same value in every thread).
+template <class P, class CoopScope, class MakeFn>
+MORI_DEVICE_INLINE uint64_t postFromScope(const GpuStates& s, const EndpointDevice& ep, uint32_t count, MakeFn make) {
+  uint64_t base = 0;
+  if (CoopScope::rank() == 0) base = reserveSlots<P>(s, ep, count);
+  base = CoopScope::broadcast(base);
+  for (uint32_t i = static_cast<uint32_t>(CoopScope::rank()); i < count; i += static_cast<uint32_t>(CoopScope::size())) {
+    WqeDesc d = make(i);
+    if (i == count - 1) d.signal = 1;
+    writeWqe<P>(ep, base + i, d);
+  }
+  CoopScope::sync();
+  if (CoopScope::rank() == 0) submitSlots<P>(s, ep, base, count);
+  return base + count - 1;
+}
+
+// Waits for the WQE in slot `idx` (posted with a fetch to scratch) and returns its result.
+template <class P>
+MORI_DEVICE_INLINE uint64_t takeResult(const GpuStates& s, const EndpointDevice& ep, uint64_t idx) {
+  if (gpu::atomicLoad<Order::Acquire, Scope::Agent>(&ep.state->completed) <= idx) waitCompleted<P>(s, ep, idx + 1);
+  const uint64_t slot = idx & (ep.sqDepth - 1);
+  const uint64_t v = gpu::atomicLoad<Order::Acquire, Scope::System>(&ep.atomicResults[slot]);
+  gpu::atomicStore<Order::Release, Scope::Agent>(&ep.resultBusy[slot], 0u);
+  gpu::atomicFetchAdd<Order::Relaxed, Scope::Agent>(&ep.state->resultsInFlight, ~0u);  // -1
+  return v;
+}
+
+// Completes everything posted on `ep` so far.
+template <class P>
+MORI_DEVICE_INLINE void quietEndpoint(const GpuStates& s, const EndpointDevice& ep) {
+  const uint64_t posted = gpu::atomicLoad<Order::Acquire, Scope::Agent>(&ep.state->posted);
+  if (gpu::atomicLoad<Order::Acquire, Scope::Agent>(&ep.state->completed) < posted) waitCompleted<P>(s, ep, posted);
+}
+
+}  // namespace mori::rdma
+#endif
