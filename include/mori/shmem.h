@@ -100,8 +100,9 @@ int mori_shmem_finalize(void);
 
 /* ---- PEs and teams --------------------------------------------------------------------- */
 /* mori_shmem_my_pe(), mori_shmem_n_pes() and mori_shmem_ptr() are callable from host and
- * device code; under a GPU compiler they are host-and-device inline functions (see below). */
-#if !(defined(__CUDACC__) || defined(__HIPCC__))
+ * device code; under a GPU compiler they are host-and-device inline functions (see below),
+ * unless MORI_SHMEM_HOST_ONLY is defined (translation units that only use the host API). */
+#if !(defined(__CUDACC__) || defined(__HIPCC__)) || defined(MORI_SHMEM_HOST_ONLY)
 int mori_shmem_my_pe(void);
 int mori_shmem_n_pes(void);
 /* Address at which this PE can load/store `pe`'s copy of the symmetric object `dest`, or NULL
@@ -161,7 +162,7 @@ int mori_shmem_device_error(char* buf, size_t len);
 }
 #endif
 
-#if defined(__CUDACC__) || defined(__HIPCC__)
+#if (defined(__CUDACC__) || defined(__HIPCC__)) && !defined(MORI_SHMEM_HOST_ONLY)
 #include "mori/shmem/impl/pe_queries.hpp"
 #endif
 

@@ -148,10 +148,10 @@ MORI_SHMEM_DEVICE uint64_t mori_shmem_signal_wait_until(uint64_t* sig_addr, int 
 
 #define MORI_SHMEMI_AMO_OP(NAME, T, OPNAME, OP)                                                                    \
   MORI_SHMEM_DEVICE T mori_shmem_##NAME##_atomic_fetch_##OPNAME(T* dest, T value, int pe, int qpId = 0) {          \
-    return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::OP, dest, value, T{}, pe, qpId, true);       \
+    return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::OP, dest, value, static_cast<T>(0), pe, qpId, true);       \
   }                                                                                                                \
   MORI_SHMEM_DEVICE void mori_shmem_##NAME##_atomic_##OPNAME(T* dest, T value, int pe, int qpId = 0) {             \
-    MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::OP, dest, value, T{}, pe, qpId, false);             \
+    MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::OP, dest, value, static_cast<T>(0), pe, qpId, false);             \
   }
 #define MORI_SHMEMI_AMO(NAME, T)                                                                                   \
   MORI_SHMEMI_AMO_OP(NAME, T, add, Add)                                                                            \
@@ -159,24 +159,24 @@ MORI_SHMEM_DEVICE uint64_t mori_shmem_signal_wait_until(uint64_t* sig_addr, int 
   MORI_SHMEMI_AMO_OP(NAME, T, or, Or)                                                                              \
   MORI_SHMEMI_AMO_OP(NAME, T, xor, Xor)                                                                            \
   MORI_SHMEM_DEVICE T mori_shmem_##NAME##_atomic_fetch(const T* source, int pe, int qpId = 0) {                    \
-    return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Fetch, const_cast<T*>(source), T{}, T{}, pe, \
+    return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Fetch, const_cast<T*>(source), static_cast<T>(0), static_cast<T>(0), pe, \
                                   qpId, true);                                                                     \
   }                                                                                                                \
   MORI_SHMEM_DEVICE void mori_shmem_##NAME##_atomic_set(T* dest, T value, int pe, int qpId = 0) {                  \
-    MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Set, dest, value, T{}, pe, qpId, false);            \
+    MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Set, dest, value, static_cast<T>(0), pe, qpId, false);            \
   }                                                                                                                \
   MORI_SHMEM_DEVICE T mori_shmem_##NAME##_atomic_swap(T* dest, T value, int pe, int qpId = 0) {                    \
-    return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Swap, dest, value, T{}, pe, qpId, true);     \
+    return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Swap, dest, value, static_cast<T>(0), pe, qpId, true);     \
   }                                                                                                                \
   MORI_SHMEM_DEVICE T mori_shmem_##NAME##_atomic_compare_swap(T* dest, T cond, T value, int pe, int qpId = 0) {    \
     return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::CompareSwap, dest, value, cond, pe, qpId,    \
                                   true);                                                                           \
   }                                                                                                                \
   MORI_SHMEM_DEVICE T mori_shmem_##NAME##_atomic_fetch_inc(T* dest, int pe, int qpId = 0) {                        \
-    return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Add, dest, T{1}, T{}, pe, qpId, true);       \
+    return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Add, dest, static_cast<T>(1), static_cast<T>(0), pe, qpId, true);       \
   }                                                                                                                \
   MORI_SHMEM_DEVICE void mori_shmem_##NAME##_atomic_inc(T* dest, int pe, int qpId = 0) {                          \
-    MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Add, dest, T{1}, T{}, pe, qpId, false);             \
+    MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Add, dest, static_cast<T>(1), static_cast<T>(0), pe, qpId, false);             \
   }
 MORI_SHMEM_AMO_TYPES(MORI_SHMEMI_AMO)
 #undef MORI_SHMEMI_AMO

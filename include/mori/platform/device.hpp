@@ -24,6 +24,10 @@
 #endif
 #endif
 
+#if MORI_GPU_COMPILER && MORI_PLATFORM_AMD
+#include <hip/hip_runtime.h>  // the device qualifiers and builtins every GPU header uses
+#endif
+
 // This pass generates device code.
 #if defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__)
 #define MORI_DEVICE_COMPILE 1
@@ -45,5 +49,5 @@
 #define MORI_DEVICE_NOINLINE
 #endif
 
-#define MORI_LIKELY(x) __builtin_expect(!!(x), 1)
-#define MORI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define MORI_LIKELY(...) __builtin_expect(!!(__VA_ARGS__), 1)
+#define MORI_UNLIKELY(...) __builtin_expect(!!(__VA_ARGS__), 0)

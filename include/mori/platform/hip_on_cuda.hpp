@@ -66,6 +66,7 @@ inline hipError_t hipSetDevice(int d) { return cudaSetDevice(d); }
 inline hipError_t hipGetDevice(int* d) { return cudaGetDevice(d); }
 inline hipError_t hipDeviceSynchronize() { return cudaDeviceSynchronize(); }
 inline hipError_t hipDeviceGetPCIBusId(char* id, int len, int d) { return cudaDeviceGetPCIBusId(id, len, d); }
+inline hipError_t hipDeviceGetByPCIBusId(int* d, const char* id) { return cudaDeviceGetByPCIBusId(d, id); }
 inline hipError_t hipDeviceCanAccessPeer(int* can, int d, int peer) { return cudaDeviceCanAccessPeer(can, d, peer); }
 inline hipError_t hipDeviceEnablePeerAccess(int peer, unsigned flags) { return cudaDeviceEnablePeerAccess(peer, flags); }
 inline hipError_t hipDeviceGetAttribute(int* v, hipDeviceAttribute_t a, int d) { return cudaDeviceGetAttribute(v, a, d); }

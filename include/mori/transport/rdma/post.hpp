@@ -4,7 +4,7 @@
 //
 //   reserve   one atomicAdd on EndpointState::reserved per group of threads (warp-aggregated)
 //   flow      a slot is reused only after the completion covering it was consumed:
-//             reserved_end - completed <= sqDepth, else poll the CQ until it is
+//             reserved_end - completed <= sqDepth - kSqHeadroom, else poll the CQ until it is
 //   write     each thread encodes its WQE into its slot
 //   submit    doorbells go out in reservation order (wait for posted == base), one per group;
 //             the group's last WQE requests a completion, so every posted slot is eventually
@@ -47,7 +47,6 @@ MORI_DEVICE_NOINLINE uint64_t pollCompletions(const GpuStates& s, const Endpoint
     uint64_t ci = gpu::atomicLoad<Order::Relaxed, Scope::Agent>(&st->cqConsumer);
     uint64_t done = gpu::atomicLoad<Order::Relaxed, Scope::Agent>(&st->completed);
     const uint64_t start = ci;
-    constexpr uint64_t kIndexMask = (uint64_t{1} << P::kIndexBits) - 1;
     for (;;) {
       const Completion c = P::readCompletion(ep, ci);
       if (!c.valid) break;
@@ -56,9 +55,9 @@ MORI_DEVICE_NOINLINE uint64_t pollCompletions(const GpuStates& s, const Endpoint
         MORI_DEVICE_FAIL(s, sh::DeviceErrorCode::ErrorCompletion, siteOf(ep), c.opcode, c.syndrome,
                          c.vendorSyndrome, c.wqeIndex);
       }
-      // The entry completes WQE c.wqeIndex and, on an RC QP, every WQE before it. Outstanding
-      // slots never exceed sqDepth < 2^kIndexBits, so the advance is unambiguous.
-      done += (static_cast<uint64_t>(c.wqeIndex) + 1 - done) & kIndexMask;
+      // The entry completes WQE c.wqeIndex and, on an RC QP, every WQE before it. Fewer than
+      // sqDepth slots are ever outstanding (kSqHeadroom), so the advance is unambiguous.
+      done = completedThrough(ep, done, c.wqeIndex);
       ++ci;
     }
     if (ci != start) {
@@ -105,8 +104,9 @@ MORI_DEVICE_INLINE uint64_t reserveSlots(const GpuStates& s, const EndpointDevic
   EndpointState* st = ep.state;
   const uint64_t base = gpu::atomicFetchAdd<Order::Relaxed, Scope::Agent>(&st->reserved, uint64_t{n});
   const uint64_t end = base + n;
-  if (MORI_UNLIKELY(end - gpu::atomicLoad<Order::Acquire, Scope::Agent>(&st->completed) > ep.sqDepth))
-    waitCompleted<P>(s, ep, end - ep.sqDepth, sh::DeviceWait::SendQueueSlot);
+  const uint64_t capacity = ep.sqDepth - P::kSqHeadroom;
+  if (MORI_UNLIKELY(end - gpu::atomicLoad<Order::Acquire, Scope::Agent>(&st->completed) > capacity))
+    waitCompleted<P>(s, ep, end - capacity, sh::DeviceWait::SendQueueSlot);
   if (MORI_UNLIKELY(gpu::atomicLoad<Order::Acquire, Scope::Agent>(&st->resultsInFlight) != 0u))
     waitResultsRead<P>(s, ep, base, n);
   return base;

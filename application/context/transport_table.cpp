@@ -1,0 +1,92 @@
+#include "application/context/transport_table.hpp"
+
+#include <strings.h>
+
+namespace mori::context {
+
+using shmem::Transport;
+
+namespace {
+
+bool pairP2P(const TransportInputs& in, int a, int b) {
+  if (a == b) return true;
+  if (in.disableP2P || in.hostIds[a] != in.hostIds[b]) return false;
+  return in.p2pMatrix[a * in.nPes + b] && in.p2pMatrix[b * in.nPes + a];
+}
+
+}  // namespace
+
+bool parseForcedTransport(const std::string& s, ForcedTransport* out) {
+  if (!strcasecmp(s.c_str(), "auto")) return *out = ForcedTransport::Auto, true;
+  if (!strcasecmp(s.c_str(), "p2p")) return *out = ForcedTransport::P2P, true;
+  if (!strcasecmp(s.c_str(), "rdma")) return *out = ForcedTransport::Rdma, true;
+  if (!strcasecmp(s.c_str(), "sdma")) return *out = ForcedTransport::Sdma, true;
+  return false;
+}
+
+const char* transportName(Transport t) {
+  switch (t) {
+    case Transport::P2P: return "P2P";
+    case Transport::Rdma: return "RDMA";
+    case Transport::Sdma: return "SDMA";
+    default: return "none";
+  }
+}
+
+bool rdmaNeeded(const TransportInputs& in) {
+  if (in.forced == ForcedTransport::Rdma) return in.nPes > 1;
+  if (in.forced != ForcedTransport::Auto) return false;
+  for (int a = 0; a < in.nPes; ++a)
+    for (int b = a + 1; b < in.nPes; ++b)
+      if (!pairP2P(in, a, b)) return true;
+  return false;
+}
+
+bool buildTransportTable(const TransportInputs& in, std::vector<Transport>* out, std::string* why) {
+  out->assign(in.nPes, Transport::None);
+  if (in.forced == ForcedTransport::Sdma && !in.sdmaBuilt) {
+    *why = "MORI_SHMEM_TRANSPORT=sdma: the SDMA transport exists only for AMD GPUs and is not part of this build";
+    return false;
+  }
+  // Check every pair, not only this PE's row, so that all PEs fail on the same pair.
+  for (int a = 0; a < in.nPes; ++a) {
+    for (int b = 0; b < in.nPes; ++b) {
+      Transport t = Transport::None;
+      const bool p2p = pairP2P(in, a, b);
+      const bool rdma = in.rdmaAvailable[a] && in.rdmaAvailable[b];
+      if (a == b) {
+        t = Transport::P2P;  // a PE reaches its own heap by load/store
+      } else if (in.forced == ForcedTransport::P2P) {
+        if (!p2p) {
+          *why = "MORI_SHMEM_TRANSPORT=p2p but PE " + std::to_string(a) + " cannot map PE " + std::to_string(b) +
+                 "'s GPU memory (" + (in.hostIds[a] != in.hostIds[b] ? "different hosts" : "no peer access") + ")";
+          return false;
+        }
+        t = Transport::P2P;
+      } else if (in.forced == ForcedTransport::Rdma) {
+        if (!rdma) {
+          const int missing = in.rdmaAvailable[a] ? b : a;
+          *why = "MORI_SHMEM_TRANSPORT=rdma but PE " + std::to_string(missing) + " has no RDMA device";
+          return false;
+        }
+        t = Transport::Rdma;
+      } else if (p2p) {
+        t = Transport::P2P;
+      } else if (rdma) {
+        t = Transport::Rdma;
+      } else {
+        const bool sameHost = in.hostIds[a] == in.hostIds[b];
+        const int missing = in.rdmaAvailable[a] ? b : a;
+        *why = "PE " + std::to_string(a) + " cannot reach PE " + std::to_string(b) + ": " +
+               (sameHost ? (in.disableP2P ? "P2P is disabled (MORI_SHMEM_DISABLE_P2P)" : "their GPUs cannot map each other")
+                         : "they are on different hosts (" + in.hostIds[a] + ", " + in.hostIds[b] + ")") +
+               " and PE " + std::to_string(missing) + " has no RDMA device";
+        return false;
+      }
+      if (a == in.myPe) (*out)[b] = t;
+    }
+  }
+  return true;
+}
+
+}  // namespace mori::context

@@ -1,0 +1,38 @@
+// The per-PE transport table: pure logic over what every PE reported, so that every PE computes
+// the same symmetric table (a pair uses P2P only if both ends can map each other, RDMA only if
+// both ends have a NIC) and the same error when some pair cannot communicate.
+#pragma once
+
+#include <stdint.h>
+
+#include <string>
+#include <vector>
+
+#include "mori/shmem/device_host/gpu_states.hpp"
+
+namespace mori::context {
+
+enum class ForcedTransport { Auto, P2P, Rdma, Sdma };
+
+struct TransportInputs {
+  int myPe = 0;
+  int nPes = 0;
+  std::vector<std::string> hostIds;   // per PE
+  std::vector<uint8_t> p2pMatrix;     // [a * nPes + b]: PE a can map PE b's GPU memory
+  std::vector<uint8_t> rdmaAvailable; // per PE: has an open RDMA device
+  ForcedTransport forced = ForcedTransport::Auto;
+  bool disableP2P = false;
+  bool sdmaBuilt = false;             // this build can drive SDMA engines (AMD)
+};
+
+// Whether RDMA is needed by any pair (decided before devices are opened; identical on all PEs).
+bool rdmaNeeded(const TransportInputs& in);
+
+// Fills `out` (one entry per PE, row of myPe) or returns false with `why` naming the first pair
+// that cannot communicate and the reason.
+bool buildTransportTable(const TransportInputs& in, std::vector<shmem::Transport>* out, std::string* why);
+
+bool parseForcedTransport(const std::string& s, ForcedTransport* out);
+const char* transportName(shmem::Transport t);
+
+}  // namespace mori::context

@@ -1,0 +1,64 @@
+// The initialised state of this process: bootstrap, context, symmetric memory, the device-side
+// tables behind GpuStates. One instance between mori_shmem_init* and mori_shmem_finalize.
+#pragma once
+
+#include <memory>
+
+#include "application/bootstrap/bootstrap.hpp"
+#include "application/context/context.hpp"
+#include "application/memory/symmetric_memory.hpp"
+#include "mori/platform/gpu_runtime.hpp"
+#include "mori/shmem.h"
+#include "mori/shmem/device_host/gpu_states.hpp"
+#include "src/common/env.hpp"
+
+namespace mori::shmem {
+
+class Runtime {
+ public:
+  // The live runtime, or null (logging that `call` needs init) when not initialised.
+  static Runtime* get(const char* call);
+  static Status initialize(unsigned flags, const mori_shmem_init_attr_t* attr);
+  static Status finalize();
+
+  bootstrap::Bootstrap& boot() { return *boot_; }
+  context::Context& ctx() { return *ctx_; }
+  memory::SymmetricMemory& mem() { return *mem_; }
+  const env::Config& cfg() const { return cfg_; }
+
+  // Completes this PE's device operations: waits for the GPU, then runs a quiet kernel.
+  Status quietAll();
+  // Stream-ordered quiet / barrier kernels (shmem/device_ops.cpp).
+  Status quietOnStream(hipStream_t stream);
+  Status barrierOnStream(hipStream_t stream);
+  // Turns a failed GPU call into the device error record's description when there is one.
+  Status checkGpu(hipError_t err, const char* call);
+
+  ~Runtime();
+
+ private:
+  Runtime() = default;
+  Status start(unsigned flags, const mori_shmem_init_attr_t* attr);
+  Status buildGpuStates();
+
+  env::Config cfg_;
+  std::unique_ptr<bootstrap::Bootstrap> boot_;
+  std::unique_ptr<context::Context> ctx_;
+  std::unique_ptr<memory::SymmetricMemory> mem_;
+  GpuStates states_{};
+  uint8_t* transportDev_ = nullptr;
+  rdma::EndpointDevice* endpointsDev_ = nullptr;
+  uint64_t* barrierEpochDev_ = nullptr;
+  hipStream_t stream_ = nullptr;
+};
+
+// The process-wide device error record (host-mapped; survives finalize and context failure).
+DeviceErrorRecord* deviceErrorRecord(DeviceErrorRecord** devicePtr);
+// One-line description of a device error record.
+void formatDeviceError(const DeviceErrorRecord& r, char* buf, size_t len);
+
+// Kernel launchers compiled as GPU code (shmem/device_ops.cpp).
+hipError_t launchQuietKernel(hipStream_t stream);
+hipError_t launchBarrierKernel(hipStream_t stream);
+
+}  // namespace mori::shmem
