@@ -101,5 +101,13 @@ Status openDevice(const std::string& gpuPciBusId, const env::Config& cfg, bootst
 constexpr int kPluginInterfaceVersion = 1;
 using PluginOpenFn = int (*)(int version, bootstrap::Bootstrap* boot, const env::Config* cfg, Device** out);
 constexpr const char* kPluginOpenSymbol = "mori_shmem_rdma_plugin_open";
+// A plugin should also export `extern "C" const int mori_shmem_rdma_plugin_version =
+// kPluginInterfaceVersion;` so that a mismatch is reported before anything is called.
+constexpr const char* kPluginVersionSymbol = "mori_shmem_rdma_plugin_version";
+
+// openDevice that hands NotSupported's reason to the caller (the Context words its own message
+// about which transports remain) instead of logging it at WARN.
+Status openDevice(const std::string& gpuPciBusId, const env::Config& cfg, bootstrap::Bootstrap& boot,
+                  std::unique_ptr<Device>* out, std::string* whyNotSupported);
 
 }  // namespace mori::rdma

@@ -1,0 +1,311 @@
+// bnxt_re (Broadcom NetXtreme-E / Thor) through its direct verbs: the SQ (with its retransmission
+// search table), a minimal RQ and the CQ live in one GPU buffer registered as a bnxt_re umem
+// (dma-buf first); the context's doorbell page is mapped for GPU stores. QP state changes go
+// through bnxt_re_dv_modify_qp with ibv_modify_qp semantics.
+#include <dlfcn.h>
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "mori/transport/rdma/providers/provider.hpp"
+#include "src/platform_host/gpu_memory_export.hpp"
+#include "transport/rdma/bnxt/bnxt_dv_abi.hpp"
+#include "transport/rdma/core/device_selection.hpp"
+#include "transport/rdma/core/endpoint_layout.hpp"
+#include "transport/rdma/core/gpu_buffer.hpp"
+#include "transport/rdma/core/memory_registration.hpp"
+#include "transport/rdma/core/verbs_device.hpp"
+#include "transport/rdma/core/verbs_qp_connect.hpp"
+
+namespace mori::rdma {
+namespace {
+
+constexpr const char* kLib = "libbnxt_re.so.1";
+
+// Resolves Broadcom's ABI, or says why this library cannot serve GPU-resident queues.
+Status loadBroadcomApi(bnxt_dv::BroadcomApi* api, std::string* why) {
+  void* lib = loadProviderLibrary(kLib, why);
+  if (!lib) return Status::NotSupported;
+  if (!dlsym(lib, "bnxt_re_dv_umem_reg")) {
+    if (dlvsym(lib, "bnxt_re_dv_create_qp", "BNXT_RE_1.1")) {
+      *why = std::string(kLib) +
+             " has rdma-core's bnxt_re direct verbs (BNXT_RE_1.1): they create CQs and QPs on application buffers "
+             "(ibv_alloc_user_buf), but no call returns a CQ's hardware id, which the GPU needs to ring the CQ "
+             "doorbell; Broadcom's libbnxt_re (bnxt_re_dv_umem_reg, bnxt_re_dv_init_obj) is required";
+    } else {
+      *why = std::string(kLib) + " has no bnxt_re direct verbs (bnxt_re_dv_umem_reg): install Broadcom's libbnxt_re";
+    }
+    return Status::NotSupported;
+  }
+  struct Sym {
+    const char* name;
+    void** slot;
+  } syms[] = {
+      {"bnxt_re_dv_umem_reg", reinterpret_cast<void**>(&api->umemReg)},
+      {"bnxt_re_dv_umem_dereg", reinterpret_cast<void**>(&api->umemDereg)},
+      {"bnxt_re_dv_create_cq", reinterpret_cast<void**>(&api->createCq)},
+      {"bnxt_re_dv_destroy_cq", reinterpret_cast<void**>(&api->destroyCq)},
+      {"bnxt_re_dv_create_qp", reinterpret_cast<void**>(&api->createQp)},
+      {"bnxt_re_dv_destroy_qp", reinterpret_cast<void**>(&api->destroyQp)},
+      {"bnxt_re_dv_modify_qp", reinterpret_cast<void**>(&api->modifyQp)},
+      {"bnxt_re_dv_init_obj", reinterpret_cast<void**>(&api->initObj)},
+      {"bnxt_re_dv_get_default_db_region", reinterpret_cast<void**>(&api->getDefaultDbRegion)},
+  };
+  for (const Sym& s : syms) {
+    *s.slot = dlsym(lib, s.name);
+    if (!*s.slot) {
+      *why = std::string(kLib) + " lacks " + s.name;
+      return Status::NotSupported;
+    }
+  }
+  return Status::Success;
+}
+
+class BnxtDevice;
+
+class BnxtEndpoint final : public Endpoint {
+ public:
+  BnxtEndpoint(BnxtDevice& dev, const EndpointConfig& cfg) : dev_(dev), cfg_(cfg) {}
+  ~BnxtEndpoint() override;
+  Status create();
+  EndpointWireInfo localInfo() const override { return local_; }
+  Status connect(const EndpointWireInfo& remote) override;
+  const EndpointDevice& deviceHandle() const override { return handle_; }
+  size_t deviceMemoryBytes() const override { return layout_.totalBytes; }
+
+ private:
+  Status registerUmem();
+
+  BnxtDevice& dev_;
+  EndpointConfig cfg_;
+  EndpointLayout layout_;
+  GpuBuffer buf_;
+  void* umem_ = nullptr;
+  bool umemDmabuf_ = false;
+  ibv_cq* cq_ = nullptr;
+  ibv_qp* qp_ = nullptr;
+  ibv_mr* atomicMr_ = nullptr;
+  uint64_t* doorbellHost_ = nullptr;
+  void* doorbellGpu_ = nullptr;
+  bool connected_ = false;
+  EndpointWireInfo local_{};
+  EndpointDevice handle_{};
+};
+
+class BnxtDevice final : public VerbsDevice {
+ public:
+  Status open(const VerbsApi& api, const bnxt_dv::BroadcomApi& dv, const DeviceTarget& target, const env::Config& cfg) {
+    dv_ = dv;
+    errno = 0;
+    ibv_context* ctx = api.openDevice(target.device);
+    if (!ctx)
+      return MORI_FAIL(Status::System, log::kRdma, "ibv_open_device(%s) failed: %s", target.name.c_str(),
+                       strerror(errno ? errno : EIO));
+    MORI_TRY(init(api, ctx, target, cfg));
+    pageBytes_ = std::max<size_t>(kNicPageBytes, static_cast<size_t>(sysconf(_SC_PAGESIZE)));
+    return Status::Success;
+  }
+  Status createEndpoint(const EndpointConfig& cfg, std::unique_ptr<Endpoint>* out) override {
+    auto ep = std::make_unique<BnxtEndpoint>(*this, cfg);
+    MORI_TRY(ep->create());
+    *out = std::move(ep);
+    return Status::Success;
+  }
+  const bnxt_dv::BroadcomApi& dv() const { return dv_; }
+  size_t pageBytes() const { return pageBytes_; }
+
+ private:
+  bnxt_dv::BroadcomApi dv_{};
+  size_t pageBytes_ = kNicPageBytes;
+};
+
+Status BnxtEndpoint::registerUmem() {
+  const bnxt_dv::BroadcomApi& dv = dev_.dv();
+  std::string dmabufNote = "the GPU driver exported no dma-buf";
+  int fd = -1;
+  uint64_t offset = 0;
+  if (ok(platform::exportDmabuf(buf_.data(), buf_.size(), &fd, &offset))) {
+    bnxt_dv::UmemRegAttr in{};
+    in.addr = buf_.data();
+    in.size = buf_.size();
+    in.access_flags = IBV_ACCESS_LOCAL_WRITE;
+    in.pgsz_bitmap = ~uint64_t{0} & ~(uint64_t{dev_.pageBytes()} - 1);
+    in.comp_mask = bnxt_dv::kUmemFlagDmabuf;
+    in.dmabuf_fd = fd;
+    errno = 0;
+    umem_ = dv.umemReg(dev_.context(), &in);
+    const int err = errno;
+    close(fd);
+    if (umem_) {
+      umemDmabuf_ = true;
+      return Status::Success;
+    }
+    dmabufNote = std::string("bnxt_re_dv_umem_reg(dma-buf) failed: ") + (err ? strerror(err) : "no errno");
+    MORI_LOG_INFO(log::kRdma, "%s: %s; trying the virtual address", dev_.name(), dmabufNote.c_str());
+  }
+  bnxt_dv::UmemRegAttr in{};
+  in.addr = buf_.data();
+  in.size = buf_.size();
+  in.access_flags = IBV_ACCESS_LOCAL_WRITE;
+  in.dmabuf_fd = -1;
+  errno = 0;
+  umem_ = dv.umemReg(dev_.context(), &in);
+  if (!umem_)
+    return MORI_FAIL(Status::System, log::kRdma,
+                     "bnxt_re_dv_umem_reg(%s, %p, %zu bytes of GPU memory) failed: %s; dma-buf path: %s", dev_.name(),
+                     static_cast<void*>(buf_.data()), buf_.size(), errno ? strerror(errno) : "no errno",
+                     dmabufNote.c_str());
+  return Status::Success;
+}
+
+Status BnxtEndpoint::create() {
+  const char* dev = dev_.name();
+  const bnxt_dv::BroadcomApi& dv = dev_.dv();
+  MORI_TRY(validateQpDepth(cfg_.sqDepth, "MORI_SHMEM_QP_DEPTH"));
+  if (static_cast<int64_t>(cfg_.sqDepth) > dev_.deviceAttr().max_qp_wr)
+    return MORI_FAIL(Status::InvalidUsage, log::kRdma, "MORI_SHMEM_QP_DEPTH=%u exceeds %s's max_qp_wr %d", cfg_.sqDepth,
+                     dev, dev_.deviceAttr().max_qp_wr);
+  MORI_TRY(endpointLayout(Provider::Bnxt, cfg_.sqDepth, dev_.pageBytes(), &layout_));
+  MORI_TRY(GpuBuffer::create(layout_.allocBytes, dev_.pageBytes(), &buf_));
+  std::vector<uint8_t> cqImage(layout_.cqBytes);
+  Bnxt::initCompletionQueue(cqImage.data(), layout_.cqDepth);
+  MORI_TRY(buf_.upload(layout_.cqOffset, cqImage.data(), cqImage.size()));
+  MORI_TRY(registerUmem());
+  MORI_TRY(registerGpuMemory(dev_.api(), dev_.pd(), dev, buf_.data() + layout_.atomicOffset, layout_.atomicBytes,
+                             IBV_ACCESS_LOCAL_WRITE, &atomicMr_));
+
+  bnxt_dv::CqInitAttr cqAttr{};
+  cqAttr.umem_handle = umem_;
+  cqAttr.cq_umem_offset = layout_.cqOffset;
+  cqAttr.ncqe = layout_.cqDepth;
+  errno = 0;
+  cq_ = dv.createCq(dev_.context(), &cqAttr);
+  if (!cq_)
+    return MORI_FAIL(Status::System, log::kRdma, "bnxt_re_dv_create_cq(%s, %u entries in GPU memory) failed: %s", dev,
+                     layout_.cqDepth, errno ? strerror(errno) : "no errno");
+  bnxt_dv::DvCq dvCq{};
+  bnxt_dv::DvObj obj{};
+  obj.cq.in = cq_;
+  obj.cq.out = &dvCq;
+  int rc = dv.initObj(&obj, bnxt_dv::kObjCq);
+  if (rc != 0) return MORI_FAIL(Status::System, log::kRdma, "bnxt_re_dv_init_obj(%s, CQ) failed: %s", dev, strerror(rc));
+  if (dvCq.cqe_size != Bnxt::kCqeBytes)
+    return MORI_FAIL(Status::NotSupported, log::kRdma, "%s: CQE size %u, the bnxt completion format reads %u-byte CQEs",
+                     dev, dvCq.cqe_size, Bnxt::kCqeBytes);
+
+  bnxt_dv::QpInitAttr q{};
+  q.qp_type = IBV_QPT_RC;
+  q.max_send_wr = layout_.sqDepth;
+  q.max_recv_wr = 1;
+  q.max_send_sge = 1;
+  q.max_recv_sge = 1;
+  q.max_inline_data = Bnxt::kMaxInline;
+  q.send_cq = cq_;
+  q.recv_cq = cq_;
+  q.sq_umem_handle = umem_;
+  q.sq_umem_offset = layout_.sqOffset;
+  // Ring plus an MSN table of exactly sq_npsn entries: the table then sits both right after the
+  // ring and at the end of sq_len, wherever the library expects it.
+  q.sq_len = static_cast<uint32_t>((size_t{layout_.sqDepth} << layout_.sqSlotShift) +
+                                   size_t{layout_.psnEntries} * bnxt::kMsnEntryBytes);
+  q.sq_slots = layout_.sqHwSlots;
+  q.sq_wqe_sz = Bnxt::kSlotBytes;
+  q.sq_psn_sz = bnxt::kMsnEntryBytes;  // MSN table format (providerWord without kWordPsnSearchExt)
+  q.sq_npsn = layout_.psnEntries;
+  q.rq_umem_handle = umem_;
+  q.rq_umem_offset = layout_.rqOffset;
+  q.rq_len = static_cast<uint32_t>(layout_.rqBytes);
+  q.rq_slots = Bnxt::kSlotBytes / bnxt::kHwSlotBytes;
+  q.rq_wqe_sz = Bnxt::kSlotBytes;
+  errno = 0;
+  qp_ = dv.createQp(dev_.pd(), &q);
+  if (!qp_)
+    return MORI_FAIL(Status::System, log::kRdma, "bnxt_re_dv_create_qp(%s, RC, %u WQEs in GPU memory) failed: %s", dev,
+                     layout_.sqDepth, errno ? strerror(errno) : "no errno");
+
+  bnxt_dv::DbRegionAttr db{};
+  rc = dv.getDefaultDbRegion(dev_.context(), &db);
+  if (rc != 0 || !db.dbr)
+    return MORI_FAIL(Status::System, log::kRdma, "bnxt_re_dv_get_default_db_region(%s) failed: %s", dev,
+                     strerror(rc ? rc : EIO));
+  MORI_TRY(platform::mapMmioForGpu(db.dbr, sizeof(uint64_t), &doorbellGpu_));
+  doorbellHost_ = db.dbr;
+
+  local_ = dev_.wireInfo(qp_->qp_num);
+  uint8_t* base = buf_.data();
+  handle_.provider = Provider::Bnxt;
+  handle_.qpn = qp_->qp_num;
+  handle_.sq = base + layout_.sqOffset;
+  handle_.sqDepth = layout_.sqDepth;
+  handle_.sqSlotShift = layout_.sqSlotShift;
+  handle_.sqDbrec = nullptr;
+  handle_.sqDoorbell = static_cast<uint64_t*>(doorbellGpu_);
+  handle_.cq = base + layout_.cqOffset;
+  handle_.cqDepth = layout_.cqDepth;
+  handle_.cqn = dvCq.cqn;
+  handle_.cqDbrec = nullptr;
+  handle_.cqDoorbell = static_cast<uint64_t*>(doorbellGpu_);
+  handle_.atomicResults = reinterpret_cast<uint64_t*>(base + layout_.atomicOffset);
+  handle_.atomicLkey = atomicMr_->lkey;
+  handle_.providerWord = 0;  // path MTU known at connect()
+  handle_.state = reinterpret_cast<EndpointState*>(base + layout_.stateOffset);
+  handle_.peer = cfg_.peer;
+  handle_.qpIndex = cfg_.qpIndex;
+  MORI_LOG_DEBUG(log::kRdma, "%s: QP 0x%x (CQ 0x%x) for PE %d #%u: depth %u, %zu bytes of GPU memory, umem via %s", dev,
+                 handle_.qpn, handle_.cqn, cfg_.peer, cfg_.qpIndex, cfg_.sqDepth, layout_.totalBytes,
+                 umemDmabuf_ ? "dma-buf" : "virtual address");
+  return Status::Success;
+}
+
+int modifyThroughDv(ibv_qp* qp, ibv_qp_attr* attr, int mask, void* cookie) {
+  const bnxt_dv::BroadcomApi* dv = static_cast<const bnxt_dv::BroadcomApi*>(cookie);
+  return dv->modifyQp(qp, attr, mask, 0, 0);
+}
+
+Status BnxtEndpoint::connect(const EndpointWireInfo& remote) {
+  if (connected_)
+    return MORI_FAIL(Status::InvalidUsage, log::kRdma, "%s QP 0x%x (PE %d #%u) is already connected", dev_.name(),
+                     handle_.qpn, cfg_.peer, cfg_.qpIndex);
+  int mtu = 0;
+  MORI_TRY(dev_.checkRemote(remote, handle_.qpn, &mtu));
+  // The search table starts from this QP's first send PSN, in the path MTU's packet units.
+  handle_.providerWord = Bnxt::makeProviderWord(static_cast<uint32_t>(mtuBytes(mtu)), /*psnSearchExtFormat=*/false);
+  std::vector<uint8_t> table(Bnxt::psnTableBytes(layout_.sqDepth, handle_.providerWord));
+  Bnxt::initPsnTable(table.data(), layout_.sqDepth, handle_.providerWord, local_.psn);
+  MORI_TRY(buf_.upload(layout_.sqOffset + (size_t{layout_.sqDepth} << layout_.sqSlotShift), table.data(), table.size()));
+  MORI_TRY(connectRcQp(dev_, modifyThroughDv, const_cast<bnxt_dv::BroadcomApi*>(&dev_.dv()), qp_, local_.psn, remote,
+                       mtu, cfg_.peer, cfg_.qpIndex));
+  connected_ = true;
+  return Status::Success;
+}
+
+BnxtEndpoint::~BnxtEndpoint() {
+  const bnxt_dv::BroadcomApi& dv = dev_.dv();
+  const char* dev = dev_.name();
+  if (qp_ && dv.destroyQp(qp_) != 0) MORI_LOG_WARN(log::kRdma, "%s: bnxt_re_dv_destroy_qp failed: %s", dev, strerror(errno));
+  if (cq_ && dv.destroyCq(cq_) != 0) MORI_LOG_WARN(log::kRdma, "%s: bnxt_re_dv_destroy_cq failed: %s", dev, strerror(errno));
+  if (atomicMr_) (void)deregisterGpuMemory(dev_.api(), dev, atomicMr_);
+  if (umem_ && dv.umemDereg(umem_) != 0) MORI_LOG_WARN(log::kRdma, "%s: bnxt_re_dv_umem_dereg failed: %s", dev, strerror(errno));
+  if (doorbellGpu_) (void)platform::unmapMmioForGpu(doorbellHost_);
+}
+
+}  // namespace
+
+Status openBnxtDevice(const VerbsApi& api, const DeviceTarget& target, const env::Config& cfg,
+                      std::unique_ptr<Device>* out) {
+  std::string why;
+  bnxt_dv::BroadcomApi dv{};
+  if (!ok(loadBroadcomApi(&dv, &why)))
+    return MORI_FAIL(Status::NotSupported, log::kRdma, "%s is a bnxt_re device but GPU-resident queues are unavailable: %s",
+                     target.name.c_str(), why.c_str());
+  auto dev = std::make_unique<BnxtDevice>();
+  MORI_TRY(dev->open(api, dv, target, cfg));
+  *out = std::move(dev);
+  return Status::Success;
+}
+
+}  // namespace mori::rdma
