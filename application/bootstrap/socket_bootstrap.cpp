@@ -1,0 +1,317 @@
+#include "application/bootstrap/socket_bootstrap.hpp"
+
+#include <errno.h>
+#include <string.h>
+
+#include <new>
+
+#include "application/bootstrap/format.hpp"
+
+namespace mori::bootstrap {
+
+Status SocketBootstrap::createRoot(const SocketParams& p, Fd listener, const SockAddr& listenAddr,
+                                   std::unique_ptr<Bootstrap>* out) {
+  std::unique_ptr<SocketBootstrap> b(new SocketBootstrap(p));
+  MORI_TRY(acceptPeers(p, std::move(listener), listenAddr, &b->links_));
+  MORI_TRY(b->finishCreate());
+  *out = std::move(b);
+  return Status::Success;
+}
+
+Status SocketBootstrap::createPeer(const SocketParams& p, const std::vector<SockAddr>& rootAddrs,
+                                   std::unique_ptr<Bootstrap>* out) {
+  std::unique_ptr<SocketBootstrap> b(new SocketBootstrap(p));
+  b->links_.resize(1);
+  MORI_TRY(joinRoot(p, rootAddrs, &b->links_[0]));
+  MORI_TRY(b->finishCreate());
+  *out = std::move(b);
+  return Status::Success;
+}
+
+Status SocketBootstrap::finishCreate() {
+  MORI_TRY(discoverLocalRanks());
+  MORI_LOG_INFO(log::kBootstrap, "PE %d of %d: %s bootstrap ready (local rank %d of %d)", p_.rank, p_.nranks,
+                p_.kind.c_str(), localRank(), localSize());
+  return Status::Success;
+}
+
+SocketBootstrap::Plan SocketBootstrap::newPlan() const {
+  Plan plan;
+  if (p_.rank == 0) {
+    plan.fromPe.resize(p_.nranks);
+    plan.toPe.resize(p_.nranks);
+  }
+  return plan;
+}
+
+namespace {
+void add(std::vector<iovec>* v, const void* p, size_t n) {
+  if (n) v->push_back(iovec{const_cast<void*>(p), n});
+}
+}  // namespace
+
+Status SocketBootstrap::allGather(const void* in, void* out, size_t bytes) {
+  char* o = static_cast<char*>(out);
+  const int n = p_.nranks;
+  Plan plan = newPlan();
+  if (p_.rank == 0) {
+    if (in != o) memmove(o, in, bytes);
+    for (int pe = 1; pe < n; ++pe) {
+      add(&plan.fromPe[pe], o + pe * bytes, bytes);
+      add(&plan.toPe[pe], o, n * bytes);
+    }
+  } else {
+    // `in` may be out + rank*bytes: it is sent completely before anything is received.
+    add(&plan.toRoot, in, bytes);
+    add(&plan.fromRoot, o, n * bytes);
+  }
+  return run(wire::Op::AllGather, bytes, 0, plan);
+}
+
+Status SocketBootstrap::allToAll(const void* in, void* out, size_t bytes) {
+  const int n = p_.nranks;
+  char* o = static_cast<char*>(out);
+  Plan plan = newPlan();
+  if (p_.rank != 0) {
+    add(&plan.toRoot, in, n * bytes);
+    add(&plan.fromRoot, o, n * bytes);
+    return run(wire::Op::AllToAll, bytes, 0, plan);
+  }
+  // Root: row s of `all` is what PE s sends (n blocks); PE d gets column d.
+  std::vector<char> all;
+  try {
+    all.resize(static_cast<size_t>(n) * n * bytes);
+  } catch (const std::bad_alloc&) {
+    return MORI_FAIL(Status::OutOfMemory, log::kBootstrap,
+                     "bootstrap root (PE 0): allToAll of %zu B per pair over %d PEs needs %zu B of staging memory",
+                     bytes, n, static_cast<size_t>(n) * n * bytes);
+  }
+  const size_t row = n * bytes;
+  if (bytes) memcpy(all.data(), in, row);
+  for (int pe = 1; pe < n; ++pe) {
+    add(&plan.fromPe[pe], all.data() + pe * row, row);
+    for (int s = 0; s < n; ++s) add(&plan.toPe[pe], all.data() + s * row + pe * bytes, bytes);
+  }
+  MORI_TRY(run(wire::Op::AllToAll, bytes, 0, plan));
+  for (int s = 0; s < n; ++s)
+    if (bytes) memcpy(o + s * bytes, all.data() + s * row, bytes);
+  return Status::Success;
+}
+
+Status SocketBootstrap::barrier() {
+  Plan plan = newPlan();
+  return run(wire::Op::Barrier, 0, 0, plan);
+}
+
+Status SocketBootstrap::broadcast(void* buf, size_t bytes, int root) {
+  if (root < 0 || root >= p_.nranks)
+    return MORI_FAIL(Status::InvalidUsage, log::kBootstrap, "PE %d: broadcast root %d is not a PE (0..%d)", p_.rank,
+                     root, p_.nranks - 1);
+  Plan plan = newPlan();
+  if (p_.rank == 0) {
+    if (root != 0) add(&plan.fromPe[root], buf, bytes);
+    for (int pe = 1; pe < p_.nranks; ++pe)
+      if (pe != root) add(&plan.toPe[pe], buf, bytes);
+  } else if (p_.rank == root) {
+    add(&plan.toRoot, buf, bytes);
+  } else {
+    add(&plan.fromRoot, buf, bytes);
+  }
+  return run(wire::Op::Broadcast, bytes, root, plan);
+}
+
+Status SocketBootstrap::run(wire::Op op, size_t bytes, int root, Plan& plan) {
+  wire::Call call;
+  call.op = op;
+  call.seq = ++seq_;
+  call.bytes = bytes;
+  call.root = root;
+  if (!ok(failed_))
+    return MORI_FAIL(failed_, log::kBootstrap,
+                     "PE %d: %s: the bootstrap failed earlier and cannot be used (finalize and initialize again): %s",
+                     p_.rank, call.describe().c_str(), failure_.c_str());
+  if (p_.nranks == 1) return Status::Success;
+  return p_.rank == 0 ? runRoot(call, plan) : runPeer(call, plan);
+}
+
+std::string SocketBootstrap::lostMessage(int pe, const Transfer& t, const wire::Call& call) const {
+  const std::string& addr = links_[pe].addr;
+  if (t.eof || t.err == ECONNRESET || t.err == EPIPE)
+    return strprintf("PE %d (%s) closed its bootstrap connection during %s (the process exited or crashed?)", pe,
+                     addr.c_str(), call.describe().c_str());
+  return strprintf("PE %d (%s): connection failed during %s: %s", pe, addr.c_str(), call.describe().c_str(),
+                   strerror(t.err));
+}
+
+Status SocketBootstrap::rootFail(Status st, int skipPe, const std::string& msg) {
+  std::vector<int> fds;
+  for (int pe = 1; pe < p_.nranks; ++pe)
+    if (pe != skipPe && links_[pe].fd.valid()) fds.push_back(links_[pe].fd.get());
+  wire::sendVerdicts(fds, st, skipPe, "bootstrap root (PE 0) reports: " + msg, Deadline(1.0));
+  if (skipPe > 0) links_[skipPe].fd.reset();
+  failed_ = st;
+  failure_ = msg;
+  return MORI_FAIL(st, log::kBootstrap, "bootstrap root (PE 0): %s", msg.c_str());
+}
+
+Status SocketBootstrap::peerFail(Status st, const std::string& msg) {
+  failed_ = st;
+  failure_ = msg;
+  return MORI_FAIL(st, log::kBootstrap, "PE %d: %s", p_.rank, msg.c_str());
+}
+
+Status SocketBootstrap::runRoot(const wire::Call& call, Plan& plan) {
+  const int n = p_.nranks;
+  const std::string what = call.describe();
+  // 1. Every PE's call header: who arrived, and did all call the same collective?
+  Deadline arrival(p_.timeoutS);
+  std::vector<uint8_t> heads(n * wire::kCallBytes);
+  std::vector<Transfer> xs(n - 1);
+  for (int pe = 1; pe < n; ++pe) {
+    xs[pe - 1].fd = links_[pe].fd.get();
+    xs[pe - 1].addRecv(&heads[pe * wire::kCallBytes], wire::kCallBytes);
+  }
+  int failed = -1, sysErr = 0;
+  IoResult r = moveBytes(xs, arrival, &failed, &sysErr);
+  if (r == IoResult::TimedOut) {
+    std::vector<int> missing;
+    for (int pe = 1; pe < n; ++pe)
+      if (!xs[pe - 1].done) missing.push_back(pe);
+    return rootFail(Status::Timeout, -1,
+                    strprintf("%s: %s did not arrive within %.1f s", what.c_str(), peList(missing).c_str(),
+                              arrival.seconds()));
+  }
+  if (r == IoResult::Failed)
+    return failed >= 0 ? rootFail(Status::Remote, failed + 1, lostMessage(failed + 1, xs[failed], call))
+                       : rootFail(Status::System, -1, strprintf("%s: poll() failed: %s", what.c_str(), strerror(sysErr)));
+  std::vector<int> odd;
+  std::string oddCall;
+  bool oddAlike = true;
+  for (int pe = 1; pe < n; ++pe) {
+    wire::Call theirs;
+    if (!wire::decode(&heads[pe * wire::kCallBytes], &theirs))
+      return rootFail(Status::Internal, pe,
+                      strprintf("%s: PE %d (%s) sent something that is not a collective header (stream out of step)",
+                                what.c_str(), pe, links_[pe].addr.c_str()));
+    if (!(theirs == call)) {
+      if (odd.empty()) oddCall = theirs.describe();
+      oddAlike &= theirs.describe() == oddCall;
+      odd.push_back(pe);
+    }
+  }
+  if (!odd.empty())
+    return rootFail(Status::InvalidUsage, -1,
+                    strprintf("collective mismatch: PE 0 called %s but %s called %s%s", what.c_str(),
+                              peList(odd).c_str(), oddCall.c_str(), oddAlike ? "" : " (the first of them)"));
+  // 2. Payloads in.
+  Deadline data(p_.timeoutS);
+  xs.clear();
+  std::vector<int> owner;
+  for (int pe = 1; pe < n; ++pe) {
+    if (plan.fromPe[pe].empty()) continue;
+    Transfer t;
+    t.fd = links_[pe].fd.get();
+    t.recv = plan.fromPe[pe];
+    xs.push_back(std::move(t));
+    owner.push_back(pe);
+  }
+  r = moveBytes(xs, data, &failed, &sysErr);
+  if (r == IoResult::TimedOut) {
+    std::vector<int> slow;
+    for (size_t i = 0; i < xs.size(); ++i)
+      if (!xs[i].done) slow.push_back(owner[i]);
+    return rootFail(Status::Timeout, -1,
+                    strprintf("%s: the payload of %s did not arrive within %.1f s", what.c_str(),
+                              peList(slow).c_str(), data.seconds()));
+  }
+  if (r == IoResult::Failed)
+    return failed >= 0 ? rootFail(Status::Remote, owner[failed], lostMessage(owner[failed], xs[failed], call))
+                       : rootFail(Status::System, -1, strprintf("%s: poll() failed: %s", what.c_str(), strerror(sysErr)));
+  // 3. Verdict and payload out.
+  uint8_t okFrame[wire::kVerdictBytes];
+  wire::encode(wire::Verdict{}, okFrame);
+  Deadline reply(p_.timeoutS);
+  xs.assign(n - 1, Transfer());
+  for (int pe = 1; pe < n; ++pe) {
+    Transfer& t = xs[pe - 1];
+    t.fd = links_[pe].fd.get();
+    t.addSend(okFrame, sizeof(okFrame));
+    t.send.insert(t.send.end(), plan.toPe[pe].begin(), plan.toPe[pe].end());
+  }
+  r = moveBytes(xs, reply, &failed, &sysErr);
+  if (r == IoResult::TimedOut) {
+    std::vector<int> slow;
+    for (int pe = 1; pe < n; ++pe)
+      if (!xs[pe - 1].done) slow.push_back(pe);
+    return rootFail(Status::Timeout, -1,
+                    strprintf("%s: %s did not take the result within %.1f s", what.c_str(), peList(slow).c_str(),
+                              reply.seconds()));
+  }
+  if (r == IoResult::Failed)
+    return failed >= 0 ? rootFail(Status::Remote, failed + 1, lostMessage(failed + 1, xs[failed], call))
+                       : rootFail(Status::System, -1, strprintf("%s: poll() failed: %s", what.c_str(), strerror(sysErr)));
+  return Status::Success;
+}
+
+Status SocketBootstrap::runPeer(const wire::Call& call, Plan& plan) {
+  const std::string what = call.describe();
+  const PeerLink& root = links_[0];
+  uint8_t head[wire::kCallBytes], verdict[wire::kVerdictBytes];
+  wire::encode(call, head);
+  // Send header and payload; the root's verdict ends the wait, even one that comes early (then
+  // the root has given up on this collective and says why).
+  Deadline dl(p_.timeoutS);
+  Deadline verdictDl = dl.extendedBy(rootReportGrace(p_.timeoutS));
+  std::vector<Transfer> xs(1);
+  xs[0].fd = root.fd.get();
+  xs[0].addSend(head, sizeof(head));
+  xs[0].send.insert(xs[0].send.end(), plan.toRoot.begin(), plan.toRoot.end());
+  xs[0].addRecv(verdict, sizeof(verdict));
+  xs[0].recvEnds = true;
+  int failed = -1, sysErr = 0;
+  IoResult r = moveBytes(xs, verdictDl, &failed, &sysErr);
+  if (r == IoResult::TimedOut)
+    return peerFail(Status::Timeout,
+                    strprintf("%s: no answer from the bootstrap root (PE 0 at %s) within %.1f s; the root's log names "
+                              "the PE it waits for",
+                              what.c_str(), root.addr.c_str(), dl.seconds()));
+  if (r == IoResult::Failed)
+    return peerFail(Status::Remote,
+                    failed < 0 ? strprintf("%s: poll() failed: %s", what.c_str(), strerror(sysErr))
+                    : xs[0].eof || xs[0].err == ECONNRESET || xs[0].err == EPIPE
+                        ? strprintf("%s: the bootstrap root (PE 0 at %s) closed the connection (the root exited or "
+                                    "crashed?)",
+                                    what.c_str(), root.addr.c_str())
+                        : strprintf("%s: connection to the bootstrap root (PE 0 at %s) failed: %s", what.c_str(),
+                                    root.addr.c_str(), strerror(xs[0].err)));
+  wire::Verdict v;
+  if (!wire::decode(verdict, &v))
+    return peerFail(Status::Internal, strprintf("%s: the bootstrap root (PE 0 at %s) sent something that is not a "
+                                                "verdict (stream out of step)",
+                                                what.c_str(), root.addr.c_str()));
+  if (v.status != 0) {
+    std::string text;
+    if (!wire::readVerdictText(root.fd.get(), v.textLen, Deadline(1.0), &text)) text = "(reason lost)";
+    return peerFail(static_cast<Status>(v.status), strprintf("%s failed: %s", what.c_str(), text.c_str()));
+  }
+  if (!xs[0].sendComplete())
+    return peerFail(Status::Internal, strprintf("%s: the bootstrap root answered before it had this PE's payload",
+                                                what.c_str()));
+  if (plan.fromRoot.empty()) return Status::Success;
+  xs.assign(1, Transfer());
+  xs[0].fd = root.fd.get();
+  xs[0].recv = plan.fromRoot;
+  Deadline data(p_.timeoutS);
+  r = moveBytes(xs, data, &failed, &sysErr);
+  if (r == IoResult::TimedOut)
+    return peerFail(Status::Timeout, strprintf("%s: the result from the bootstrap root (PE 0 at %s) did not arrive "
+                                               "within %.1f s",
+                                               what.c_str(), root.addr.c_str(), data.seconds()));
+  if (r == IoResult::Failed)
+    return peerFail(Status::Remote, strprintf("%s: the bootstrap root (PE 0 at %s) %s while sending the result",
+                                              what.c_str(), root.addr.c_str(),
+                                              xs[0].eof ? "closed the connection" : strerror(xs[0].err ? xs[0].err : sysErr)));
+  return Status::Success;
+}
+
+}  // namespace mori::bootstrap
