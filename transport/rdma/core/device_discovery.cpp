@@ -93,12 +93,19 @@ DeviceList::~DeviceList() {
   if (list_) api_.freeDeviceList(list_);
 }
 
-Status DeviceList::probe(bool withGids) {
+Status DeviceList::probe(bool withGids, std::string* whyNone) {
   int n = 0;
   errno = 0;
   list_ = api_.getDeviceList(&n);
-  if (!list_)
-    return MORI_FAIL(Status::System, log::kRdma, "ibv_get_device_list failed: %s", strerror(errno ? errno : EIO));
+  if (!list_) {
+    const int err = errno ? errno : EIO;
+    // rdma-core reports a kernel without RDMA (no uverbs class in sysfs) as ENOSYS.
+    if (err == ENOSYS) {
+      if (whyNone) *whyNone = "the kernel has no RDMA support (ibv_get_device_list: Function not implemented)";
+      return Status::Success;
+    }
+    return MORI_FAIL(Status::System, log::kRdma, "ibv_get_device_list failed: %s", strerror(err));
+  }
   for (int i = 0; i < n; ++i) {
     ProbedDevice d;
     d.device = list_[i];
@@ -145,9 +152,12 @@ Status listDevices(std::vector<DeviceInfo>* out, std::string* why) {
     return Status::Success;
   }
   DeviceList list(*api);
-  MORI_TRY(list.probe(/*withGids=*/true));
+  std::string none;
+  MORI_TRY(list.probe(/*withGids=*/true, &none));
   if (list.devices().empty()) {
-    if (why) *why = "libibverbs found no RDMA devices (no kernel RDMA driver bound, /sys/class/infiniband empty)";
+    if (why)
+      *why = "libibverbs found no RDMA devices: " +
+             (none.empty() ? std::string("no kernel RDMA driver is bound (/sys/class/infiniband is empty)") : none);
     return Status::Success;
   }
   for (const ProbedDevice& d : list.devices()) {

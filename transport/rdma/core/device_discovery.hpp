@@ -36,8 +36,9 @@ class DeviceList {
   ~DeviceList();
   DeviceList(const DeviceList&) = delete;
   DeviceList& operator=(const DeviceList&) = delete;
-  // Lists and queries every device (opening each briefly). Fails only if the list itself fails.
-  Status probe(bool withGids);
+  // Lists and queries every device (opening each briefly). A kernel without RDMA support is no
+  // error: the list is empty and *whyNone (optional) says so. Fails only if listing fails otherwise.
+  Status probe(bool withGids, std::string* whyNone = nullptr);
   const std::vector<ProbedDevice>& devices() const { return devices_; }
 
  private:

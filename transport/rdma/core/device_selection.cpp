@@ -186,14 +186,23 @@ Status pathMtu(int localActiveMtu, int remoteActiveMtu, int* out) {
 // ---- PCI
 
 std::string normalizePciBusId(const std::string& busId) {
-  unsigned domain = 0, bus = 0, dev = 0, fn = 0;
-  int used = 0;
-  std::string s = trim(busId);
-  if (sscanf(s.c_str(), "%x:%x:%x.%x%n", &domain, &bus, &dev, &fn, &used) != 4 || used != static_cast<int>(s.size()) ||
-      domain > 0xffff || bus > 0xff || dev > 0x1f || fn > 7)
-    return std::string();
+  // domain:bus:device.function, hex digits only (the domain may have 4 or 8 digits).
+  const std::string s = trim(busId);
+  const size_t c1 = s.find(':'), c2 = s.find(':', c1 == std::string::npos ? 0 : c1 + 1), dot = s.rfind('.');
+  if (c1 == std::string::npos || c2 == std::string::npos || dot == std::string::npos || dot < c2) return std::string();
+  const std::string parts[4] = {s.substr(0, c1), s.substr(c1 + 1, c2 - c1 - 1), s.substr(c2 + 1, dot - c2 - 1),
+                                s.substr(dot + 1)};
+  const size_t maxLen[4] = {8, 2, 2, 1};
+  unsigned long v[4];
+  for (int i = 0; i < 4; ++i) {
+    if (parts[i].empty() || parts[i].size() > maxLen[i]) return std::string();
+    for (char ch : parts[i])
+      if (!isxdigit(static_cast<unsigned char>(ch))) return std::string();
+    v[i] = strtoul(parts[i].c_str(), nullptr, 16);
+  }
+  if (v[0] > 0xffff || v[2] > 0x1f || v[3] > 7) return std::string();
   char buf[16];
-  snprintf(buf, sizeof(buf), "%04x:%02x:%02x.%x", domain, bus, dev, fn);
+  snprintf(buf, sizeof(buf), "%04lx:%02lx:%02lx.%lx", v[0], v[1], v[2], v[3]);
   return buf;
 }
 

@@ -35,9 +35,11 @@ Status openDevice(const std::string& gpuPciBusId, const env::Config& cfg, bootst
   const VerbsApi* api = verbsApi(&reason);
   if (!api) return notSupported(why, "RDMA unavailable: " + reason);
   DeviceList list(*api);
-  MORI_TRY(list.probe(/*withGids=*/false));
+  std::string none;
+  MORI_TRY(list.probe(/*withGids=*/false, &none));
   if (list.devices().empty())
-    return notSupported(why, "no RDMA devices: libibverbs lists none (no kernel RDMA driver bound)");
+    return notSupported(why, "no RDMA devices: " +
+                                 (none.empty() ? std::string("libibverbs lists none (no kernel RDMA driver bound)") : none));
 
   // Every device named by an include list must exist: a typo must not silently pick another NIC.
   if (!filter.exclude) {

@@ -1,0 +1,141 @@
+// What the runtime does on this machine, which has rdma-core but no RDMA device (and cannot have
+// one): listDevices and openDevice fail cleanly with a reason; MORI_SHMEM_RDMA_PLUGIN loads a
+// provider plugin or says exactly why it cannot.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "application/bootstrap/bootstrap.hpp"
+#include "transport/rdma/core/rdma_device.hpp"
+
+using namespace mori;
+
+namespace {
+
+// A single-PE bootstrap: openDevice only asks it for the local rank.
+class OnePe final : public bootstrap::Bootstrap {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  const char* name() const override { return "test"; }
+  Status allGather(const void*, void*, size_t) override { return Status::Success; }
+  Status allToAll(const void*, void*, size_t) override { return Status::Success; }
+  Status barrier() override { return Status::Success; }
+  Status broadcast(void*, size_t, int) override { return Status::Success; }
+};
+
+env::Config defaults() {
+  env::Config c;
+  c.qpDepth = 1024;
+  c.numQpPerPe = 2;
+  c.ibGidIndex = -1;
+  return c;
+}
+
+// openDevice with the plugin `path`; returns its status, *err the logged lines.
+Status openWithPlugin(const std::string& path, std::unique_ptr<rdma::Device>* dev, std::string* err) {
+  env::Config cfg = defaults();
+  cfg.rdmaPlugin = path;
+  OnePe boot;
+  testing::internal::CaptureStderr();
+  Status s = rdma::openDevice("0000:00:00.0", cfg, boot, dev);
+  *err = testing::internal::GetCapturedStderr();
+  return s;
+}
+
+}  // namespace
+
+TEST(RdmaOpen, ListDevicesIsEmptyWithAReason) {
+  std::vector<rdma::DeviceInfo> devices;
+  std::string why;
+  ASSERT_EQ(rdma::listDevices(&devices, &why), Status::Success);
+  if (!devices.empty()) GTEST_SKIP() << "this machine has RDMA devices (" << devices[0].name << ")";
+  EXPECT_FALSE(why.empty());
+  // Either rdma-core is absent, or it is present and lists nothing.
+  EXPECT_TRUE(why.find("libibverbs") != std::string::npos) << why;
+  printf("  listDevices: %s\n", why.c_str());
+}
+
+TEST(RdmaOpen, OpenDeviceWithoutDevicesIsNotSupported) {
+  std::vector<rdma::DeviceInfo> devices;
+  std::string why;
+  ASSERT_EQ(rdma::listDevices(&devices, &why), Status::Success);
+  if (!devices.empty()) GTEST_SKIP() << "this machine has RDMA devices";
+  env::Config cfg = defaults();
+  OnePe boot;
+  std::unique_ptr<rdma::Device> dev;
+  std::string reason;
+  EXPECT_EQ(rdma::openDevice("0000:1b:00.0", cfg, boot, &dev, &reason), Status::NotSupported);
+  EXPECT_FALSE(dev);
+  EXPECT_NE(reason.find("RDMA"), std::string::npos) << reason;
+  // The 4-argument form logs the reason itself.
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(rdma::openDevice("0000:1b:00.0", cfg, boot, &dev), Status::NotSupported);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find(reason), std::string::npos) << err;
+  printf("  openDevice: %s\n", reason.c_str());
+}
+
+TEST(RdmaOpen, BadConfigurationIsRejectedFirst) {
+  OnePe boot;
+  std::unique_ptr<rdma::Device> dev;
+  env::Config cfg = defaults();
+  cfg.qpDepth = 1000;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(rdma::openDevice("", cfg, boot, &dev), Status::InvalidUsage);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("MORI_SHMEM_QP_DEPTH=1000"), std::string::npos) << err;
+  cfg = defaults();
+  cfg.numQpPerPe = 0;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(rdma::openDevice("", cfg, boot, &dev), Status::InvalidUsage);
+  err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("MORI_SHMEM_NUM_QP_PER_PE=0"), std::string::npos) << err;
+}
+
+TEST(RdmaPlugin, MissingFile) {
+  std::unique_ptr<rdma::Device> dev;
+  std::string err;
+  EXPECT_EQ(openWithPlugin("/nonexistent/libnic_model.so", &dev, &err), Status::InvalidUsage);
+  EXPECT_FALSE(dev);
+  EXPECT_NE(err.find("MORI_SHMEM_RDMA_PLUGIN=/nonexistent/libnic_model.so"), std::string::npos) << err;
+  EXPECT_NE(err.find("No such file"), std::string::npos) << err;
+}
+
+TEST(RdmaPlugin, NotALibrary) {
+  std::unique_ptr<rdma::Device> dev;
+  std::string err;
+  EXPECT_EQ(openWithPlugin(MORI_TEST_NOT_A_LIBRARY, &dev, &err), Status::InvalidUsage);
+  EXPECT_NE(err.find(MORI_TEST_NOT_A_LIBRARY), std::string::npos) << err;
+  EXPECT_NE(err.find("dlopen failed"), std::string::npos) << err;
+}
+
+TEST(RdmaPlugin, LibraryWithoutEntrySymbol) {
+  std::unique_ptr<rdma::Device> dev;
+  std::string err;
+  EXPECT_EQ(openWithPlugin(MORI_TEST_PLUGIN_NO_ENTRY, &dev, &err), Status::InvalidUsage);
+  EXPECT_NE(err.find(MORI_TEST_PLUGIN_NO_ENTRY), std::string::npos) << err;
+  EXPECT_NE(err.find("exports no mori_shmem_rdma_plugin_open"), std::string::npos) << err;
+}
+
+TEST(RdmaPlugin, WrongInterfaceVersion) {
+  std::unique_ptr<rdma::Device> dev;
+  std::string err;
+  EXPECT_EQ(openWithPlugin(MORI_TEST_PLUGIN_WRONG_VERSION, &dev, &err), Status::InvalidUsage);
+  EXPECT_NE(err.find(MORI_TEST_PLUGIN_WRONG_VERSION), std::string::npos) << err;
+  EXPECT_NE(err.find("interface version 999"), std::string::npos) << err;
+  EXPECT_NE(err.find("needs version " + std::to_string(rdma::kPluginInterfaceVersion)), std::string::npos) << err;
+}
+
+TEST(RdmaPlugin, GoodPluginProvidesTheDevice) {
+  std::unique_ptr<rdma::Device> dev;
+  std::string err;
+  ASSERT_EQ(openWithPlugin(MORI_TEST_PLUGIN_GOOD, &dev, &err), Status::Success) << err;
+  ASSERT_TRUE(dev);
+  EXPECT_STREQ(dev->name(), "fake_nic0");
+  rdma::MemoryRegistration reg;
+  EXPECT_EQ(dev->registerMemory(&reg, sizeof(reg), &reg), Status::Success);
+  EXPECT_EQ(reg.rkey, 2u);
+}
