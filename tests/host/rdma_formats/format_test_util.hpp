@@ -113,7 +113,8 @@ struct HostEndpoint {
 
   HostEndpoint(Provider p, uint32_t sqDepth, uint32_t slotBytes, uint32_t cqDepth, uint32_t cqeBytes,
                size_t sqExtraBytes = 0)
-      : sqMem(static_cast<size_t>(sqDepth) * slotBytes + sqExtraBytes + 64), cqMem(static_cast<size_t>(cqDepth) * cqeBytes + 64) {
+      : sqMem(static_cast<size_t>(sqDepth) * slotBytes + sqExtraBytes + 64),
+        cqMem(static_cast<size_t>(cqDepth) * cqeBytes + 64) {
     ep.provider = p;
     ep.sq = align64(sqMem.data());
     ep.sqDepth = sqDepth;

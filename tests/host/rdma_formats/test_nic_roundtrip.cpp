@@ -140,7 +140,9 @@ TEST(RdmaFormatsRoundTrip, Mlx5NicCompletionThenRead) { checkNicCompletion<Mlx5>
 TEST(RdmaFormatsRoundTrip, BnxtNicCompletionThenRead) {
   checkNicCompletion<Bnxt>("RdmaFormatsRoundTrip.BnxtCqe", Bnxt::makeProviderWord(1024, true));
 }
-TEST(RdmaFormatsRoundTrip, IonicNicCompletionThenRead) { checkNicCompletion<Ionic>("RdmaFormatsRoundTrip.IonicCqe", 2); }
+TEST(RdmaFormatsRoundTrip, IonicNicCompletionThenRead) {
+  checkNicCompletion<Ionic>("RdmaFormatsRoundTrip.IonicCqe", 2);
+}
 
 TEST(RdmaFormatsRoundTrip, DoorbellsDecodeOnTheNicSide) {
   {  // mlx5: record and register

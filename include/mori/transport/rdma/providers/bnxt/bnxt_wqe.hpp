@@ -47,7 +47,8 @@ struct Bnxt {
     switch (d.op) {
       case WqeOp::Write:
       case WqeOp::Read:
-        if (d.bytes > kMaxMessageBytes) detail::contractViolation("bnxt", "message longer than kMaxMessageBytes", d.bytes);
+        if (d.bytes > kMaxMessageBytes)
+          detail::contractViolation("bnxt", "message longer than kMaxMessageBytes", d.bytes);
         type = d.op == WqeOp::Write ? bnxt::kOpRdmaWrite : bnxt::kOpRdmaRead;
         hdr.lhdr = detail::toLe64(d.bytes);
         detail::putAt(w, 16, bnxt::Rdma{detail::toLe64(d.remoteAddr), detail::toLe32(d.rkey), 0});
@@ -66,7 +67,8 @@ struct Bnxt {
         break;
       case WqeOp::AtomicFetchAdd:
       case WqeOp::AtomicCompareSwap: {
-        if (d.atomicBytes != 8) detail::contractViolation("bnxt", "only 8-byte atomics (kHasAtomic32 = false)", d.atomicBytes);
+        if (d.atomicBytes != 8)
+          detail::contractViolation("bnxt", "only 8-byte atomics (kHasAtomic32 = false)", d.atomicBytes);
         const bool fa = d.op == WqeOp::AtomicFetchAdd;
         type = fa ? bnxt::kOpAtomicFa : bnxt::kOpAtomicCs;
         hdr.keyImmd = detail::toLe32(d.rkey);

@@ -50,7 +50,8 @@ struct Ionic {
     switch (d.op) {
       case WqeOp::Write:
       case WqeOp::Read:
-        if (d.bytes > kMaxMessageBytes) detail::contractViolation("ionic", "message longer than kMaxMessageBytes", d.bytes);
+        if (d.bytes > kMaxMessageBytes)
+          detail::contractViolation("ionic", "message longer than kMaxMessageBytes", d.bytes);
         if (d.op == WqeOp::Write)
           hdr.op = v1 ? ionic::kV1OpRdmaWrite : ionic::kV2OpRdmaWrite;
         else
@@ -70,7 +71,8 @@ struct Ionic {
         break;
       case WqeOp::AtomicFetchAdd:
       case WqeOp::AtomicCompareSwap: {
-        if (d.atomicBytes != 8) detail::contractViolation("ionic", "only 8-byte atomics (kHasAtomic32 = false)", d.atomicBytes);
+        if (d.atomicBytes != 8)
+          detail::contractViolation("ionic", "only 8-byte atomics (kHasAtomic32 = false)", d.atomicBytes);
         const bool fa = d.op == WqeOp::AtomicFetchAdd;
         if (fa)
           hdr.op = v1 ? ionic::kV1OpAtomicFa : ionic::kV2OpAtomicFa;

@@ -47,7 +47,8 @@ struct Mlx5 {
     switch (d.op) {
       case WqeOp::Write:
       case WqeOp::Read:
-        if (d.bytes > kMaxMessageBytes) detail::contractViolation("mlx5", "message longer than kMaxMessageBytes", d.bytes);
+        if (d.bytes > kMaxMessageBytes)
+          detail::contractViolation("mlx5", "message longer than kMaxMessageBytes", d.bytes);
         opcode = d.op == WqeOp::Write ? mlx5::kOpRdmaWrite : mlx5::kOpRdmaRead;
         detail::putAt(w, 16, raddr);
         // A zero-length data segment would mean 2 GiB to the NIC: zero-byte ops carry none
