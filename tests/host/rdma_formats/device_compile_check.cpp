@@ -17,7 +17,7 @@ __device__ void exerciseProvider(const rdma::EndpointDevice& ep, const rdma::Wqe
   P::ringDoorbell(ep, out[0] + 1, slot);
   const rdma::Completion c = P::readCompletion(ep, out[1]);
   if (c.valid) P::releaseCompletions(ep, out[1] + 1);
-  out[2] = rdma::completedThrough(ep, out[2], c.wqeIndex) + c.error + c.syndrome;
+  out[2] = rdma::completedThrough(ep, out[2], c.wqeIndex) + c.error + c.syndrome + P::fetchedValue(out[3], 4);
 }
 
 __global__ void rdmaFormatsDeviceCompileCheck(rdma::EndpointDevice ep, rdma::WqeDesc d, uint64_t* out) {
@@ -36,6 +36,9 @@ __global__ void rdmaFormatsDeviceCompileCheck(rdma::EndpointDevice ep, rdma::Wqe
   nic::mlx5::writeCompletion(ep.cq, ep.cqDepth, out[1], s);
   nic::bnxt::writeCompletion(ep.cq, ep.cqDepth, out[1], s);
   nic::ionic::writeCompletion(ep.cq, ep.cqDepth, out[1], s);
+  nic::mlx5::writeAtomicResult(out + 6, out[0], 4);
+  nic::bnxt::writeAtomicResult(out + 6, out[0]);
+  nic::ionic::writeAtomicResult(out + 6, out[0]);
   const nic::bnxt::Doorbell db = nic::bnxt::decodeDoorbell(out[4]);
   const nic::ionic::Doorbell idb = nic::ionic::decodeDoorbell(out[4]);
   const nic::bnxt::PsnEntry pe = nic::bnxt::readPsnEntry(ep.sq, 0, ep.providerWord != 0);

@@ -197,6 +197,28 @@ TEST(RdmaFormatsRoundTrip, DoorbellsDecodeOnTheNicSide) {
   }
 }
 
+// An atomic's old value written by the NIC model reads back through the provider's fetchedValue.
+TEST(RdmaFormatsRoundTrip, AtomicResultsReadBack) {
+  DescGen gen(testSeed("RdmaFormatsRoundTrip.AtomicResults"));
+  for (int it = 0; it < 1000; ++it) {
+    const uint64_t old = gen.u64();
+    const uint64_t stale = gen.u64();  // what the result word held before
+    uint64_t word = stale;
+    nic::mlx5::writeAtomicResult(&word, old, 4);
+    EXPECT_EQ(Mlx5::fetchedValue(word, 4), old & 0xffffffffu);
+    EXPECT_EQ(word >> 32, stale >> 32) << "a 4-byte result must not touch the upper half";
+    nic::mlx5::writeAtomicResult(&word, old, 8);
+    EXPECT_EQ(Mlx5::fetchedValue(word, 8), old);
+    nic::bnxt::writeAtomicResult(&word, old);
+    EXPECT_EQ(Bnxt::fetchedValue(word, 8), old);
+    nic::ionic::writeAtomicResult(&word, old);
+    EXPECT_EQ(Ionic::fetchedValue(word, 8), old);
+  }
+  // mlx5 4-byte results arrive big-endian: bytes 12 34 56 78 mean 0x12345678.
+  const uint64_t raw = 0xa5a5a5a578563412ull;
+  EXPECT_EQ(Mlx5::fetchedValue(raw, 4), 0x12345678u);
+}
+
 // The bnxt retransmission table as the NIC model reads it matches what recordPsns wrote.
 TEST(RdmaFormatsRoundTrip, BnxtPsnTableOnTheNicSide) {
   DescGen gen(testSeed("RdmaFormatsRoundTrip.BnxtPsnTable"));

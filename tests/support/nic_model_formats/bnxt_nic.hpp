@@ -64,6 +64,9 @@ MORI_HOST_DEVICE_INLINE bool parseWqe(const void* slot, ParsedWqe* out) {
   return false;
 }
 
+// Stores the old value an 8-byte atomic fetched at the WQE's local address (host order).
+MORI_HOST_DEVICE_INLINE void writeAtomicResult(void* dst, uint64_t oldValue) { bytes::putLe(dst, 0, oldValue, 8); }
+
 // struct bnxt_re_db_hdr as one little-endian 64-bit write: indx (index 23:0, epoch 24,
 // toggle 26:25) then typ_qid (qid 19:0, valid 26, type 31:28).
 struct Doorbell {

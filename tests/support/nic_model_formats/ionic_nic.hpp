@@ -70,6 +70,9 @@ MORI_HOST_DEVICE_INLINE bool parseWqe(const void* slot, uint32_t version, Parsed
   return false;
 }
 
+// Stores the old value an 8-byte atomic fetched at the WQE's local address (host order).
+MORI_HOST_DEVICE_INLINE void writeAtomicResult(void* dst, uint64_t oldValue) { bytes::putLe(dst, 0, oldValue, 8); }
+
 // Doorbell value: qid << 24 | ring index (16 bits; bit 16 = arm, bit 17 = solicited-only arm).
 struct Doorbell {
   uint32_t qid;

@@ -95,6 +95,16 @@ MORI_HOST_DEVICE_INLINE bool parseWqe(const void* slot, ParsedWqe* out) {
   return resultBytes == out->atomicBytes;
 }
 
+// Stores the old value an atomic fetched at the WQE's local address, as the NIC does: the
+// 4-byte extended atomics big-endian (NVSHMEM ibgda_device.cuh swaps 4-byte results back),
+// 8-byte atomics in host (little-endian) order.
+MORI_HOST_DEVICE_INLINE void writeAtomicResult(void* dst, uint64_t oldValue, uint32_t atomicBytes) {
+  if (atomicBytes == 4)
+    bytes::putBe(dst, 0, oldValue & 0xffffffffu, 4);
+  else
+    bytes::putLe(dst, 0, oldValue, 8);
+}
+
 // Producer count announced by the send doorbell record word (BE, low 16 bits).
 MORI_HOST_DEVICE_INLINE uint32_t sqProducer(const void* dbrecWord) {
   return static_cast<uint32_t>(bytes::be(dbrecWord, 0, 4)) & 0xffff;

@@ -36,6 +36,9 @@
 //       (opcode, syndrome, vendorSyndrome say how; never to be taken as "not yet").
 //   static void releaseCompletions(const EndpointDevice& ep, uint64_t newConsumer)
 //       device. Tells the NIC entries [0, newConsumer) are consumed. The CQ's only poller.
+//   static uint64_t fetchedValue(uint64_t raw, uint32_t atomicBytes)
+//       host+device. The old value an atomic returned, given its 8-byte result word as loaded
+//       (mlx5's 4-byte atomics deliver it big-endian).
 //   static void initCompletionQueue(void* cqHostImage, uint32_t cqDepth)
 //       host. The bytes the CQ (cqDepth * kCqeBytes) must hold before first use; the host copies
 //       the image to the CQ's GPU memory.

@@ -90,6 +90,13 @@ struct Bnxt {
     detail::copyChunks(slot, w, ws);
   }
 
+  // Old value an atomic fetched, from its 8-byte result word as loaded: host order (8-byte
+  // atomics only).
+  static MORI_HOST_DEVICE_INLINE uint64_t fetchedValue(uint64_t raw, uint32_t atomicBytes) {
+    (void)atomicBytes;
+    return raw;
+  }
+
   // ---- retransmission search table (written when WQEs are announced, before the doorbell)
 
   static MORI_HOST_DEVICE_INLINE bool psnSearchExt(uint32_t providerWord) {

@@ -121,6 +121,13 @@ struct Ionic {
     detail::copyChunks(slot, w, kSlotBytes / 16);
   }
 
+  // Old value an atomic fetched, from its 8-byte result word as loaded: host order (8-byte
+  // atomics only).
+  static MORI_HOST_DEVICE_INLINE uint64_t fetchedValue(uint64_t raw, uint32_t atomicBytes) {
+    (void)atomicBytes;
+    return raw;
+  }
+
   // Doorbell values: queue id << 24 | ring position (ionic_queue_dbell_val).
   static MORI_HOST_DEVICE_INLINE uint64_t doorbellValue(uint32_t qid, uint64_t count, uint32_t depth) {
     return (qid & ionic::kDbQidMask) << ionic::kDbQidShift | (count & (depth - 1));

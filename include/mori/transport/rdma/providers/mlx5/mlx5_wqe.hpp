@@ -109,6 +109,13 @@ struct Mlx5 {
     detail::copyChunks(slot, w, ds);
   }
 
+  // Old value an atomic fetched, from its 8-byte result word as loaded (little-endian). The
+  // 4-byte extended atomics return it big-endian in the word's first 4 bytes (NVSHMEM
+  // ibgda_device.cuh byte-swaps 4-byte fetch results); 8-byte atomics return it in host order.
+  static MORI_HOST_DEVICE_INLINE uint64_t fetchedValue(uint64_t raw, uint32_t atomicBytes) {
+    return atomicBytes == 4 ? gpu::fromBe32(static_cast<uint32_t>(raw)) : raw;
+  }
+
   // Value of the send doorbell record once `postedSlots` WQEs are posted.
   static MORI_HOST_DEVICE_INLINE uint32_t sqDbrecValue(uint64_t postedSlots) {
     return gpu::toBe32(static_cast<uint32_t>(postedSlots) & mlx5::kSqCounterMask);
