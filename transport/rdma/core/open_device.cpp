@@ -74,7 +74,8 @@ Status openDevice(const std::string& gpuPciBusId, const env::Config& cfg, bootst
           note += "port " + std::to_string(p.port) + " excluded by MORI_SHMEM_RDMA_DEVICES; ";
         } else if (p.attr.state != IBV_PORT_ACTIVE) {
           note += "port " + std::to_string(p.port) + " " + portStateName(p.attr.state) + "; ";
-        } else if (p.attr.link_layer != IBV_LINK_LAYER_INFINIBAND && p.attr.link_layer != IBV_LINK_LAYER_ETHERNET) {
+        } else if (p.attr.link_layer != IBV_LINK_LAYER_INFINIBAND && p.attr.link_layer != IBV_LINK_LAYER_ETHERNET &&
+                   p.attr.link_layer != IBV_LINK_LAYER_UNSPECIFIED) {  // unspecified: InfiniBand (old providers)
           note += "port " + std::to_string(p.port) + " has link layer " + linkLayerName(p.attr.link_layer) + "; ";
         } else if (!chosen) {
           chosen = p.port;

@@ -36,6 +36,8 @@ Status VerbsDevice::init(const VerbsApi& api, ibv_context* ctx, const DeviceTarg
   rc = queryPort(api, ctx_, static_cast<uint8_t>(port_), &portAttr_);
   if (rc != 0)
     return MORI_FAIL(Status::System, log::kRdma, "ibv_query_port(%s, port %d) failed: %s", dev, port_, strerror(rc));
+  // Providers predating link-layer reporting leave it unspecified: those ports are InfiniBand.
+  if (portAttr_.link_layer == IBV_LINK_LAYER_UNSPECIFIED) portAttr_.link_layer = IBV_LINK_LAYER_INFINIBAND;
   if (portAttr_.state != IBV_PORT_ACTIVE)
     return MORI_FAIL(Status::NotSupported, log::kRdma, "%s port %d is %s, not ACTIVE", dev, port_,
                      portStateName(portAttr_.state));
