@@ -9,6 +9,8 @@
 
 #include "application/bootstrap/bootstrap.hpp"
 #include "transport/rdma/core/rdma_device.hpp"
+#include "transport/rdma/core/verbs_device.hpp"
+#include "transport/rdma/core/verbs_loader.hpp"
 
 using namespace mori;
 
@@ -138,4 +140,35 @@ TEST(RdmaPlugin, GoodPluginProvidesTheDevice) {
   rdma::MemoryRegistration reg;
   EXPECT_EQ(dev->registerMemory(&reg, sizeof(reg), &reg), Status::Success);
   EXPECT_EQ(reg.rkey, 2u);
+}
+
+TEST(RdmaProviders, LibrariesAreFoundOrExplained) {
+  std::string why;
+  EXPECT_EQ(rdma::loadProviderLibrary("libmori_no_such_provider", {"libmori_no_such_provider.so.1"}, &why), nullptr);
+  EXPECT_NE(why.find("libmori_no_such_provider"), std::string::npos) << why;
+  if (!rdma::verbsApi(&why)) GTEST_SKIP() << why;
+  // rdma-core ships libmlx5 as a library of its own since v15.
+  EXPECT_NE(rdma::mlx5Api(&why), nullptr) << why;
+}
+
+TEST(RdmaProviders, BnxtAndIonicWithoutTheirDirectVerbsAreNotSupported) {
+  std::string why;
+  const rdma::VerbsApi* api = rdma::verbsApi(&why);
+  if (!api) GTEST_SKIP() << why;
+  env::Config cfg = defaults();
+  for (rdma::Provider p : {rdma::Provider::Bnxt, rdma::Provider::Ionic}) {
+    rdma::DeviceTarget t;
+    t.name = p == rdma::Provider::Bnxt ? "bnxt_re0" : "ionic_0";
+    t.provider = p;
+    t.port = 1;
+    std::unique_ptr<rdma::Device> dev;
+    testing::internal::CaptureStderr();
+    Status s = p == rdma::Provider::Bnxt ? rdma::openBnxtDevice(*api, t, cfg, &dev) : rdma::openIonicDevice(*api, t, cfg, &dev);
+    std::string err = testing::internal::GetCapturedStderr();
+    if (s == Status::Success) continue;  // a machine with the vendor library and device
+    EXPECT_EQ(s, Status::NotSupported) << err;
+    EXPECT_NE(err.find(t.name + " is a"), std::string::npos) << err;
+    EXPECT_NE(err.find("GPU-resident queues are unavailable"), std::string::npos) << err;
+    printf("  %s\n", err.substr(err.find(t.name)).c_str());
+  }
 }

@@ -24,11 +24,11 @@
 namespace mori::rdma {
 namespace {
 
-constexpr const char* kLib = "libbnxt_re.so.1";
+constexpr const char* kLib = "libbnxt_re";  // as loaded by libibverbs, or by soname
 
 // Resolves Broadcom's ABI, or says why this library cannot serve GPU-resident queues.
 Status loadBroadcomApi(bnxt_dv::BroadcomApi* api, std::string* why) {
-  void* lib = loadProviderLibrary(kLib, why);
+  void* lib = loadProviderLibrary(kLib, {"libbnxt_re.so.1", "libbnxt_re.so"}, why);
   if (!lib) return Status::NotSupported;
   if (!dlsym(lib, "bnxt_re_dv_umem_reg")) {
     if (dlvsym(lib, "bnxt_re_dv_create_qp", "BNXT_RE_1.1")) {

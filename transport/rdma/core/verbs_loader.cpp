@@ -1,6 +1,7 @@
 #include "transport/rdma/core/verbs_loader.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <string.h>
 
@@ -133,17 +134,49 @@ const Mlx5Api* mlx5Api(std::string* why) {
   return &state().mlx5;
 }
 
-void* loadProviderLibrary(const char* soname, std::string* why) {
+namespace {
+
+struct StemSearch {
+  const char* stem;
+  std::string path;
+};
+
+int findLoaded(dl_phdr_info* info, size_t, void* data) {
+  StemSearch* s = static_cast<StemSearch*>(data);
+  if (!info->dlpi_name || !*info->dlpi_name) return 0;
+  const char* base = strrchr(info->dlpi_name, '/');
+  base = base ? base + 1 : info->dlpi_name;
+  if (strncmp(base, s->stem, strlen(s->stem)) != 0) return 0;
+  s->path = info->dlpi_name;
+  return 1;
+}
+
+}  // namespace
+
+void* loadProviderLibrary(const char* stem, const std::vector<std::string>& sonames, std::string* why) {
   static std::mutex mutex;
-  static std::map<std::string, std::pair<void*, std::string>> libs;
+  static std::map<std::string, void*> libs;
   std::lock_guard<std::mutex> lock(mutex);
-  auto it = libs.find(soname);
-  if (it == libs.end()) {
-    void* lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-    it = libs.emplace(soname, std::make_pair(lib, lib ? std::string() : dlopenError(soname))).first;
+  auto it = libs.find(stem);
+  if (it != libs.end() && it->second) return it->second;
+  void* lib = nullptr;
+  StemSearch search{stem, std::string()};
+  dl_iterate_phdr(findLoaded, &search);
+  if (!search.path.empty()) lib = dlopen(search.path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  std::string tried;
+  for (size_t i = 0; !lib && i < sonames.size(); ++i) {
+    lib = dlopen(sonames[i].c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char* e = dlerror();
+      tried += (tried.empty() ? "" : "; ") + std::string(e ? e : sonames[i].c_str());
+    }
   }
-  if (!it->second.first && why) *why = it->second.second;
-  return it->second.first;
+  if (!lib) {
+    if (why) *why = std::string("no ") + stem + " library is loaded or loadable (" + tried + ")";
+    return nullptr;
+  }
+  libs[stem] = lib;
+  return lib;
 }
 
 int queryPort(const VerbsApi& api, ibv_context* ctx, uint8_t port, ibv_port_attr* out) {

@@ -10,6 +10,7 @@
 #include <infiniband/verbs.h>
 
 #include <string>
+#include <vector>
 
 namespace mori::rdma {
 
@@ -65,9 +66,11 @@ const VerbsApi* verbsApi(std::string* why);
 // libmlx5.so.1 (loads libibverbs first), or null with *why.
 const Mlx5Api* mlx5Api(std::string* why);
 
-// Opens `soname` once per process and keeps it loaded (provider direct-verbs libraries).
-// Null with *why when absent.
-void* loadProviderLibrary(const char* soname, std::string* why);
+// A provider's direct-verbs library (e.g. stem "libbnxt_re"), kept loaded for the process. Its
+// functions cast verbs objects to the provider's private structures, so the copy libibverbs
+// itself loaded for the device is preferred (found among the loaded objects by file-name stem,
+// e.g. libibverbs/libbnxt_re-rdmav34.so); else the first of `sonames` that loads. Null with *why.
+void* loadProviderLibrary(const char* stem, const std::vector<std::string>& sonames, std::string* why);
 
 // ibv_query_port without the inline wrapper: the context's extended op when present (full
 // struct ibv_port_attr), else the legacy library entry.

@@ -23,14 +23,14 @@
 namespace mori::rdma {
 namespace {
 
-constexpr const char* kLib = "libionic.so.1";
+constexpr const char* kLib = "libionic";  // as loaded by libibverbs, or by soname
 // Firmware RDMA version of the context (Ionic providerWord). No ABI reports it (it lives in
 // libionic's private context); Pollara, the part with GPU-initiated RDMA, runs version 2, which
 // is also what MORI's ionic path hard-codes.
 constexpr uint32_t kIonicRdmaVersion = 2;
 
 Status loadIonicApi(ionic_dv::Api* api, std::string* why) {
-  void* lib = loadProviderLibrary(kLib, why);
+  void* lib = loadProviderLibrary(kLib, {"libionic.so.1", "libionic.so"}, why);
   if (!lib) return Status::NotSupported;
   struct Sym {
     const char* name;
