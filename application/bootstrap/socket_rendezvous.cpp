@@ -312,8 +312,8 @@ Status joinRoot(const SocketParams& p, const std::vector<SockAddr>& rootAddrs, P
   IoResult r = moveBytes(xs, admission, &failed, &sysErr);
   if (r == IoResult::TimedOut)
     return MORI_FAIL(Status::Timeout, log::kBootstrap,
-                     "PE %d reached the bootstrap root at %s but was not admitted within %.1f s: the root still waits "
-                     "for other PEs (its log names them)",
+                     "PE %d reached the bootstrap root at %s but was not admitted within %.1f s: rank 0 has not "
+                     "started its rendezvous, or still waits for other PEs (its log names them)",
                      p.rank, where.c_str(), dl.seconds());
   if (r == IoResult::Failed)
     return MORI_FAIL(Status::Remote, log::kBootstrap,
