@@ -25,8 +25,8 @@ Status createDefault(const env::Config& cfg, std::unique_ptr<Bootstrap>* out) {
     return Status::Success;
   }
   if (strcasecmp(mode, "auto") != 0)
-    return MORI_FAIL(Status::InvalidUsage, log::kBootstrap,
-                     "MORI_SHMEM_BOOTSTRAP='%s' is not one of auto, mpi, env", mode);
+    return MORI_FAIL(Status::InvalidUsage, log::kBootstrap, "MORI_SHMEM_BOOTSTRAP='%s' is not one of auto, mpi, env",
+                     mode);
   if (launchedByMpiLauncher()) {
     std::string why;
     if (loadMpiPlugin(&why)) {

@@ -11,7 +11,8 @@ class Deadline {
 
   // seconds <= 0: no limit (the wait ends only when the operation completes or fails).
   explicit Deadline(double seconds) : seconds_(seconds), start_(Clock::now()) {
-    if (seconds > 0) end_ = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    if (seconds > 0)
+      end_ = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   }
 
   bool unlimited() const { return seconds_ <= 0; }

@@ -27,8 +27,8 @@ constexpr Launcher kLaunchers[] = {
 };
 
 // Variables that identify one job of each launcher; they feed the derived secret.
-constexpr const char* kJobVars[] = {"TORCHELASTIC_RUN_ID", "SLURM_JOB_ID",  "SLURM_STEP_ID", "PMIX_NAMESPACE",
-                                    "OMPI_MCA_ess_base_jobid", "LSB_JOBID", "PBS_JOBID",     "FLUX_JOB_ID"};
+constexpr const char* kJobVars[] = {"TORCHELASTIC_RUN_ID",     "SLURM_JOB_ID", "SLURM_STEP_ID", "PMIX_NAMESPACE",
+                                    "OMPI_MCA_ess_base_jobid", "LSB_JOBID",    "PBS_JOBID",     "FLUX_JOB_ID"};
 
 const char* envOrNull(const char* name) {
   const char* v = getenv(name);
@@ -91,9 +91,9 @@ Status readPort(const env::Config& cfg, uint16_t* port) {
                      "unknown");
   long long v = 0;
   if (!parseInt(mp, &v) || v < 1 || v > 65534)
-    return MORI_FAIL(Status::InvalidUsage, log::kBootstrap,
-                     "env bootstrap: MASTER_PORT='%s' is not a TCP port below 65535 (the bootstrap uses MASTER_PORT + 1)",
-                     mp);
+    return MORI_FAIL(
+        Status::InvalidUsage, log::kBootstrap,
+        "env bootstrap: MASTER_PORT='%s' is not a TCP port below 65535 (the bootstrap uses MASTER_PORT + 1)", mp);
   *port = static_cast<uint16_t>(v + 1);
   return Status::Success;
 }

@@ -158,7 +158,8 @@ Status createMpi(void* mpiComm, const env::Config& cfg, std::unique_ptr<Bootstra
   int rc = open(&args, &h);
   if (rc != 0 || !h)
     return MORI_FAIL(rc ? static_cast<Status>(rc) : Status::Internal, log::kBootstrap,
-                     "  <- MPI bootstrap: opening %s failed", mpiComm ? "the application's communicator" : "MPI_COMM_WORLD");
+                     "  <- MPI bootstrap: opening %s failed",
+                     mpiComm ? "the application's communicator" : "MPI_COMM_WORLD");
   if (h->interface_version != MORI_BOOTSTRAP_MPI_INTERFACE) {
     h->finalize(h);
     return MORI_FAIL(Status::NotSupported, log::kBootstrap, "MPI bootstrap plugin answered with interface %u, not %d",

@@ -7,6 +7,8 @@
 // arrived (and whether all called the same collective) and tells the others; a timed-out
 // MPI_Ibarrier could name nobody. Once all have arrived, the data moves with MPI's own
 // non-blocking collectives.
+#include "application/bootstrap/mpi_bootstrap_plugin.h"
+
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdarg.h>
@@ -20,7 +22,6 @@
 #include <vector>
 
 #include "application/bootstrap/deadline.hpp"
-#include "application/bootstrap/mpi_bootstrap_plugin.h"
 #include "mori/shmem.h"
 
 #define MORI_PLUGIN_EXPORT extern "C" __attribute__((visibility("default")))
@@ -250,10 +251,9 @@ int arrive(Ctx* c, const Call& call, const std::string& what) {
           arrived[r] = false;
         }
       if (abandon(reqs, std::vector<bool>(reqs.size(), true))) (void)heads.release();
-      std::string msg = w == Wait::TimedOut
-                            ? fmt("%s: %s did not arrive within %.1f s", what.c_str(), peList(missing).c_str(),
-                                  dl.seconds())
-                            : what + ": receiving call headers failed: " + mpiError(err);
+      std::string msg = w == Wait::TimedOut ? fmt("%s: %s did not arrive within %.1f s", what.c_str(),
+                                                  peList(missing).c_str(), dl.seconds())
+                                            : what + ": receiving call headers failed: " + mpiError(err);
       int status = w == Wait::TimedOut ? MORI_SHMEM_ERROR_TIMEOUT : MORI_SHMEM_ERROR_SYSTEM;
       sendVerdicts(c, status, missing.empty() ? -1 : missing[0], "bootstrap root (PE 0) reports: " + msg, arrived);
       return FAIL(c, status, msg);
@@ -265,14 +265,15 @@ int arrive(Ctx* c, const Call& call, const std::string& what) {
     bool alike = true;
     for (int r = 1; r < n; ++r) {
       const Call& h = heads[r];
-      if (h.magic != call.magic || h.op != call.op || h.seq != call.seq || h.bytes != call.bytes || h.root != call.root) {
+      if (h.magic != call.magic || h.op != call.op || h.seq != call.seq || h.bytes != call.bytes ||
+          h.root != call.root) {
         if (!odd.empty()) alike &= text(h) == text(heads[odd[0]]);
         odd.push_back(r);
       }
     }
     if (!odd.empty()) {
-      std::string msg = fmt("collective mismatch: PE 0 called %s but %s called %s%s", what.c_str(),
-                            peList(odd).c_str(), text(heads[odd[0]]).c_str(), alike ? "" : " (the first of them)");
+      std::string msg = fmt("collective mismatch: PE 0 called %s but %s called %s%s", what.c_str(), peList(odd).c_str(),
+                            text(heads[odd[0]]).c_str(), alike ? "" : " (the first of them)");
       sendVerdicts(c, MORI_SHMEM_ERROR_INVALID_USAGE, odd[0], "bootstrap root (PE 0) reports: " + msg, arrived);
       return FAIL(c, MORI_SHMEM_ERROR_INVALID_USAGE, msg);
     }
@@ -315,8 +316,8 @@ int waitData(Ctx* c, std::vector<MPI_Request>& reqs, const std::string& what) {
   if (w == Wait::Done) return 0;
   if (w == Wait::Error) return FAIL(c, MORI_SHMEM_ERROR_SYSTEM, what + ": " + mpiError(err));
   return FAIL(c, MORI_SHMEM_ERROR_TIMEOUT,
-              fmt("%s: the data did not move within %.1f s although every PE had arrived (a PE failed?)",
-                  what.c_str(), dl.seconds()));
+              fmt("%s: the data did not move within %.1f s although every PE had arrived (a PE failed?)", what.c_str(),
+                  dl.seconds()));
 }
 
 // Common prologue: refuses a failed handle, then the arrival check.
@@ -375,8 +376,7 @@ int opAlltoall(mori_bootstrap_mpi_t* self, const void* in, void* out, size_t byt
   int rc = MPI_SUCCESS;
   if (bytes <= c->maxMsg) {
     reqs.resize(1);
-    rc = MPI_Ialltoall(src, static_cast<int>(bytes), MPI_BYTE, o, static_cast<int>(bytes), MPI_BYTE, c->comm,
-                       &reqs[0]);
+    rc = MPI_Ialltoall(src, static_cast<int>(bytes), MPI_BYTE, o, static_cast<int>(bytes), MPI_BYTE, c->comm, &reqs[0]);
   } else {
     for (int r = 0; r < n && rc == MPI_SUCCESS; ++r) {
       if (r == me) continue;

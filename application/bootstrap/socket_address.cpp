@@ -24,8 +24,7 @@ void SockAddr::setPort(uint16_t port) {
 }
 
 bool SockAddr::isLoopback() const {
-  if (family() == AF_INET)
-    return (ntohl(reinterpret_cast<const sockaddr_in*>(&storage)->sin_addr.s_addr) >> 24) == 127;
+  if (family() == AF_INET) return (ntohl(reinterpret_cast<const sockaddr_in*>(&storage)->sin_addr.s_addr) >> 24) == 127;
   if (family() == AF_INET6) return IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<const sockaddr_in6*>(&storage)->sin6_addr);
   return false;
 }
@@ -59,8 +58,7 @@ struct Candidate {
 bool usableAddress(const sockaddr* sa) {
   if (!sa) return false;
   if (sa->sa_family == AF_INET) return true;
-  if (sa->sa_family == AF_INET6)
-    return !IN6_IS_ADDR_LINKLOCAL(&reinterpret_cast<const sockaddr_in6*>(sa)->sin6_addr);
+  if (sa->sa_family == AF_INET6) return !IN6_IS_ADDR_LINKLOCAL(&reinterpret_cast<const sockaddr_in6*>(sa)->sin6_addr);
   return false;
 }
 

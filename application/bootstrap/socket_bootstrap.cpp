@@ -160,30 +160,39 @@ Status SocketBootstrap::peerFail(Status st, const std::string& msg) {
   return MORI_FAIL(st, log::kBootstrap, "PE %d: %s", p_.rank, msg.c_str());
 }
 
+Status SocketBootstrap::rootStage(std::vector<Transfer>& xs, const std::vector<int>& pes, const wire::Call& call,
+                                  const char* lateWhat) {
+  Deadline dl(p_.timeoutS);
+  int failed = -1, sysErr = 0;
+  IoResult r = moveBytes(xs, dl, &failed, &sysErr);
+  if (r == IoResult::Done) return Status::Success;
+  const std::string what = call.describe();
+  if (r == IoResult::TimedOut) {
+    std::vector<int> late;
+    for (size_t i = 0; i < xs.size(); ++i)
+      if (!xs[i].done) late.push_back(pes[i]);
+    return rootFail(Status::Timeout, -1,
+                    strprintf("%s: %s %s within %.1f s", what.c_str(), peList(late).c_str(), lateWhat, dl.seconds()));
+  }
+  if (failed < 0)
+    return rootFail(Status::System, -1, strprintf("%s: poll() failed: %s", what.c_str(), strerror(sysErr)));
+  return rootFail(Status::Remote, pes[failed], lostMessage(pes[failed], xs[failed], call));
+}
+
 Status SocketBootstrap::runRoot(const wire::Call& call, Plan& plan) {
   const int n = p_.nranks;
-  const std::string what = call.describe();
+  std::vector<int> pes;
+  std::vector<Transfer> xs;
+  auto transferTo = [&](int pe) -> Transfer& {
+    pes.push_back(pe);
+    xs.emplace_back();
+    xs.back().fd = links_[pe].fd.get();
+    return xs.back();
+  };
   // 1. Every PE's call header: who arrived, and did all call the same collective?
-  Deadline arrival(p_.timeoutS);
   std::vector<uint8_t> heads(n * wire::kCallBytes);
-  std::vector<Transfer> xs(n - 1);
-  for (int pe = 1; pe < n; ++pe) {
-    xs[pe - 1].fd = links_[pe].fd.get();
-    xs[pe - 1].addRecv(&heads[pe * wire::kCallBytes], wire::kCallBytes);
-  }
-  int failed = -1, sysErr = 0;
-  IoResult r = moveBytes(xs, arrival, &failed, &sysErr);
-  if (r == IoResult::TimedOut) {
-    std::vector<int> missing;
-    for (int pe = 1; pe < n; ++pe)
-      if (!xs[pe - 1].done) missing.push_back(pe);
-    return rootFail(Status::Timeout, -1,
-                    strprintf("%s: %s did not arrive within %.1f s", what.c_str(), peList(missing).c_str(),
-                              arrival.seconds()));
-  }
-  if (r == IoResult::Failed)
-    return failed >= 0 ? rootFail(Status::Remote, failed + 1, lostMessage(failed + 1, xs[failed], call))
-                       : rootFail(Status::System, -1, strprintf("%s: poll() failed: %s", what.c_str(), strerror(sysErr)));
+  for (int pe = 1; pe < n; ++pe) transferTo(pe).addRecv(&heads[pe * wire::kCallBytes], wire::kCallBytes);
+  MORI_TRY(rootStage(xs, pes, call, "did not arrive"));
   std::vector<int> odd;
   std::string oddCall;
   bool oddAlike = true;
@@ -192,7 +201,7 @@ Status SocketBootstrap::runRoot(const wire::Call& call, Plan& plan) {
     if (!wire::decode(&heads[pe * wire::kCallBytes], &theirs))
       return rootFail(Status::Internal, pe,
                       strprintf("%s: PE %d (%s) sent something that is not a collective header (stream out of step)",
-                                what.c_str(), pe, links_[pe].addr.c_str()));
+                                call.describe().c_str(), pe, links_[pe].addr.c_str()));
     if (!(theirs == call)) {
       if (odd.empty()) oddCall = theirs.describe();
       oddAlike &= theirs.describe() == oddCall;
@@ -201,55 +210,25 @@ Status SocketBootstrap::runRoot(const wire::Call& call, Plan& plan) {
   }
   if (!odd.empty())
     return rootFail(Status::InvalidUsage, -1,
-                    strprintf("collective mismatch: PE 0 called %s but %s called %s%s", what.c_str(),
+                    strprintf("collective mismatch: PE 0 called %s but %s called %s%s", call.describe().c_str(),
                               peList(odd).c_str(), oddCall.c_str(), oddAlike ? "" : " (the first of them)"));
   // 2. Payloads in.
-  Deadline data(p_.timeoutS);
+  pes.clear();
   xs.clear();
-  std::vector<int> owner;
-  for (int pe = 1; pe < n; ++pe) {
-    if (plan.fromPe[pe].empty()) continue;
-    Transfer t;
-    t.fd = links_[pe].fd.get();
-    t.recv = plan.fromPe[pe];
-    xs.push_back(std::move(t));
-    owner.push_back(pe);
-  }
-  r = moveBytes(xs, data, &failed, &sysErr);
-  if (r == IoResult::TimedOut) {
-    std::vector<int> slow;
-    for (size_t i = 0; i < xs.size(); ++i)
-      if (!xs[i].done) slow.push_back(owner[i]);
-    return rootFail(Status::Timeout, -1,
-                    strprintf("%s: the payload of %s did not arrive within %.1f s", what.c_str(),
-                              peList(slow).c_str(), data.seconds()));
-  }
-  if (r == IoResult::Failed)
-    return failed >= 0 ? rootFail(Status::Remote, owner[failed], lostMessage(owner[failed], xs[failed], call))
-                       : rootFail(Status::System, -1, strprintf("%s: poll() failed: %s", what.c_str(), strerror(sysErr)));
+  for (int pe = 1; pe < n; ++pe)
+    if (!plan.fromPe[pe].empty()) transferTo(pe).recv = plan.fromPe[pe];
+  MORI_TRY(rootStage(xs, pes, call, "did not deliver the payload"));
   // 3. Verdict and payload out.
   uint8_t okFrame[wire::kVerdictBytes];
   wire::encode(wire::Verdict{}, okFrame);
-  Deadline reply(p_.timeoutS);
-  xs.assign(n - 1, Transfer());
+  pes.clear();
+  xs.clear();
   for (int pe = 1; pe < n; ++pe) {
-    Transfer& t = xs[pe - 1];
-    t.fd = links_[pe].fd.get();
+    Transfer& t = transferTo(pe);
     t.addSend(okFrame, sizeof(okFrame));
     t.send.insert(t.send.end(), plan.toPe[pe].begin(), plan.toPe[pe].end());
   }
-  r = moveBytes(xs, reply, &failed, &sysErr);
-  if (r == IoResult::TimedOut) {
-    std::vector<int> slow;
-    for (int pe = 1; pe < n; ++pe)
-      if (!xs[pe - 1].done) slow.push_back(pe);
-    return rootFail(Status::Timeout, -1,
-                    strprintf("%s: %s did not take the result within %.1f s", what.c_str(), peList(slow).c_str(),
-                              reply.seconds()));
-  }
-  if (r == IoResult::Failed)
-    return failed >= 0 ? rootFail(Status::Remote, failed + 1, lostMessage(failed + 1, xs[failed], call))
-                       : rootFail(Status::System, -1, strprintf("%s: poll() failed: %s", what.c_str(), strerror(sysErr)));
+  MORI_TRY(rootStage(xs, pes, call, "did not take the result"));
   return Status::Success;
 }
 
@@ -295,8 +274,8 @@ Status SocketBootstrap::runPeer(const wire::Call& call, Plan& plan) {
     return peerFail(static_cast<Status>(v.status), strprintf("%s failed: %s", what.c_str(), text.c_str()));
   }
   if (!xs[0].sendComplete())
-    return peerFail(Status::Internal, strprintf("%s: the bootstrap root answered before it had this PE's payload",
-                                                what.c_str()));
+    return peerFail(Status::Internal,
+                    strprintf("%s: the bootstrap root answered before it had this PE's payload", what.c_str()));
   if (plan.fromRoot.empty()) return Status::Success;
   xs.assign(1, Transfer());
   xs[0].fd = root.fd.get();
@@ -308,9 +287,10 @@ Status SocketBootstrap::runPeer(const wire::Call& call, Plan& plan) {
                                                "within %.1f s",
                                                what.c_str(), root.addr.c_str(), data.seconds()));
   if (r == IoResult::Failed)
-    return peerFail(Status::Remote, strprintf("%s: the bootstrap root (PE 0 at %s) %s while sending the result",
-                                              what.c_str(), root.addr.c_str(),
-                                              xs[0].eof ? "closed the connection" : strerror(xs[0].err ? xs[0].err : sysErr)));
+    return peerFail(
+        Status::Remote,
+        strprintf("%s: the bootstrap root (PE 0 at %s) %s while sending the result", what.c_str(), root.addr.c_str(),
+                  xs[0].eof ? "closed the connection" : strerror(xs[0].err ? xs[0].err : sysErr)));
   return Status::Success;
 }
 

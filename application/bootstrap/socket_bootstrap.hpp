@@ -47,6 +47,9 @@ class SocketBootstrap final : public Bootstrap {
   Plan newPlan() const;
   Status run(wire::Op op, size_t bytes, int root, Plan& plan);
   Status runRoot(const wire::Call& call, Plan& plan);
+  // Root: moves one stage's bytes (xs[i] is with PE pes[i]); a failure names the PE(s).
+  Status rootStage(std::vector<Transfer>& xs, const std::vector<int>& pes, const wire::Call& call,
+                   const char* lateWhat);
   Status runPeer(const wire::Call& call, Plan& plan);
   // Root: tells every live PE but `skipPe` why the collective failed, marks this bootstrap
   // unusable and returns st.

@@ -33,8 +33,7 @@ Status listenOn(const SockAddr& addr, const char* what, Fd* out, SockAddr* bound
                      strerror(errno));
   int one = 1;
   if (setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0)
-    return MORI_FAIL(Status::System, log::kBootstrap, "%s: setsockopt(SO_REUSEADDR) failed: %s", what,
-                     strerror(errno));
+    return MORI_FAIL(Status::System, log::kBootstrap, "%s: setsockopt(SO_REUSEADDR) failed: %s", what, strerror(errno));
   if (bind(fd.get(), addr.get(), addr.len) < 0) {
     int e = errno;
     const char* hint = e == EADDRINUSE      ? " (the port is taken: another job or a previous run still holds it)"

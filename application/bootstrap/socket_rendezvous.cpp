@@ -281,14 +281,14 @@ Status joinRoot(const SocketParams& p, const std::vector<SockAddr>& rootAddrs, P
       lastErr = e;
       target = a;
       if (!retryable(e))
-        return MORI_FAIL(Status::System, log::kBootstrap, "PE %d cannot connect to the bootstrap root at %s: %s", p.rank,
-                         a.str().c_str(), strerror(e));
+        return MORI_FAIL(Status::System, log::kBootstrap, "PE %d cannot connect to the bootstrap root at %s: %s",
+                         p.rank, a.str().c_str(), strerror(e));
     }
     if (fd.valid()) break;
     if (dl.expired())
       return MORI_FAIL(Status::Timeout, log::kBootstrap,
-                       "PE %d could not reach the bootstrap root at %s within %.1f s: %s", p.rank,
-                       target.str().c_str(), dl.seconds(), strerror(lastErr));
+                       "PE %d could not reach the bootstrap root at %s within %.1f s: %s", p.rank, target.str().c_str(),
+                       dl.seconds(), strerror(lastErr));
     // The root may not be listening yet: back off, a little longer each time.
     std::this_thread::sleep_for(std::chrono::milliseconds(std::min(backoffMs, dl.pollMs(backoffMs))));
     backoffMs = std::min(backoffMs * 2, 200);

@@ -16,12 +16,12 @@
 
 using namespace mori;
 
-#define CHECK(cond)                                                                          \
-  do {                                                                                       \
-    if (!(cond)) {                                                                           \
+#define CHECK(cond)                                                                                    \
+  do {                                                                                                 \
+    if (!(cond)) {                                                                                     \
       fprintf(stderr, "bootstrap_mpi_selfinit: %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      return 1;                                                                              \
-    }                                                                                        \
+      return 1;                                                                                        \
+    }                                                                                                  \
   } while (0)
 
 int main() {

@@ -160,9 +160,9 @@ TEST(BootstrapEnv, LauncherLocalRankDisagreementIsWarned) {
   auto b = makeEnv(30);
   std::string err = testing::internal::GetCapturedStderr();
   ASSERT_TRUE(b);
-  EXPECT_NE(err.find("LOCAL_RANK=77 but the PEs sharing this host make it local rank " +
-                     std::to_string(b->localRank())),
-            std::string::npos)
+  EXPECT_NE(
+      err.find("LOCAL_RANK=77 but the PEs sharing this host make it local rank " + std::to_string(b->localRank())),
+      std::string::npos)
       << err;
 }
 
@@ -265,8 +265,7 @@ TEST(BootstrapEnv, BadEnvironmentIsNamed) {
     EXPECT_NE(err.find("no launcher environment found: set RANK and WORLD_SIZE"), std::string::npos) << err;
   }
   {
-    ScopedEnv rank("RANK", nullptr), size("WORLD_SIZE", nullptr), sp("SLURM_PROCID", "0"),
-        sn("SLURM_NTASKS", nullptr);
+    ScopedEnv rank("RANK", nullptr), size("WORLD_SIZE", nullptr), sp("SLURM_PROCID", "0"), sn("SLURM_NTASKS", nullptr);
     EXPECT_EQ(failLocally(&err), Status::InvalidUsage);
     EXPECT_NE(err.find("SLURM_PROCID is set but SLURM_NTASKS is not"), std::string::npos) << err;
   }

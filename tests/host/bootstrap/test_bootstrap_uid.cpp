@@ -323,9 +323,9 @@ TEST(BootstrapUid, NranksMismatchIsAnErrorThatSaysSo) {
     std::string err = testing::internal::GetCapturedStderr();
     EXPECT_EQ(st, Status::InvalidUsage) << err;
     EXPECT_NE(err.find("PE 1 at"), std::string::npos) << err;
-    EXPECT_NE(err.find("was started with nranks=" + std::to_string(n + 1) + ", but the root has nranks=" +
-                       std::to_string(n)),
-              std::string::npos)
+    EXPECT_NE(
+        err.find("was started with nranks=" + std::to_string(n + 1) + ", but the root has nranks=" + std::to_string(n)),
+        std::string::npos)
         << err;
   }
 }
@@ -397,8 +397,7 @@ TEST(BootstrapUid, CollectiveTimeoutNamesTheMissingPe) {
     Status st = b->barrier();
     std::string err = testing::internal::GetCapturedStderr();
     EXPECT_EQ(st, Status::Timeout) << err;
-    EXPECT_NE(err.find("barrier #2: PE " + std::to_string(absent) + " did not arrive within 1.0 s"),
-              std::string::npos)
+    EXPECT_NE(err.find("barrier #2: PE " + std::to_string(absent) + " did not arrive within 1.0 s"), std::string::npos)
         << err;
   }
   MPI_Barrier(MPI_COMM_WORLD);
