@@ -1,4 +1,4 @@
-// Which PEs share this host: an allGather of host identities (boot id + hostname).
+// Which PEs share this host: an allGather of host-identity digests.
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -7,13 +7,9 @@
 #include <vector>
 
 #include "application/bootstrap/bootstrap.hpp"
+#include "application/bootstrap/secret.hpp"
 
 namespace mori::bootstrap {
-namespace {
-// Fixed width on the wire; longer identities are cut (a boot id is 36 characters, a hostname at
-// most 64 on Linux).
-constexpr size_t kIdentityBytes = 256;
-}  // namespace
 
 std::string hostIdentity() {
   std::string id;
@@ -30,14 +26,15 @@ std::string hostIdentity() {
 }
 
 Status Bootstrap::discoverLocalRanks() {
+  // Only equality matters: a 16-byte digest instead of the identity keeps this allGather (every
+  // init does it, through a star at rank 0 for the socket bootstraps) small at scale.
   const int n = size(), me = rank();
-  std::vector<char> all(kIdentityBytes * n, 0);
-  std::string id = hostIdentity();
-  memcpy(&all[kIdentityBytes * me], id.data(), id.size() < kIdentityBytes ? id.size() : kIdentityBytes - 1);
-  MORI_TRY(allGather(&all[kIdentityBytes * me], all.data(), kIdentityBytes));
+  const Secret mine = digestSecret("mori-shmem host identity", hostIdentity());
+  std::vector<Secret> all(n);
+  MORI_TRY(allGather(&mine, all.data(), sizeof(Secret)));
   int local = 0, count = 0;
   for (int r = 0; r < n; ++r) {
-    if (memcmp(&all[kIdentityBytes * r], &all[kIdentityBytes * me], kIdentityBytes) != 0) continue;
+    if (!secretsEqual(all[r], mine)) continue;
     if (r < me) ++local;
     ++count;
   }

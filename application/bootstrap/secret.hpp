@@ -13,6 +13,7 @@ namespace mori::bootstrap {
 struct Secret {
   uint8_t bytes[16] = {};
 };
+static_assert(sizeof(Secret) == 16, "Secret travels as 16 raw bytes");
 
 // Compares without an early exit, so that timing does not reveal how much of a guess was right.
 bool secretsEqual(const Secret& a, const Secret& b);

@@ -10,7 +10,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "application/bootstrap/bootstrap.hpp"
 #include "src/common/log.hpp"
@@ -119,6 +121,16 @@ TEST(BootstrapEnv, OpenMpiVariablesWhenTorchrunsAreAbsent) {
   ASSERT_TRUE(b);
   EXPECT_EQ(b->rank(), test::worldRank());
   EXPECT_EQ(b->size(), test::worldSize());
+  ASSERT_EQ(b->barrier(), Status::Success);
+}
+
+TEST(BootstrapEnv, PesWaitForARootThatStartsLate) {
+  PeSync sync;
+  TorchrunEnv e(test::sharedFreePort());
+  // Until rank 0 listens, the others' connections are refused; they retry until the deadline.
+  if (test::worldRank() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  auto b = makeEnv(20);
+  ASSERT_TRUE(b);
   ASSERT_EQ(b->barrier(), Status::Success);
 }
 

@@ -130,6 +130,54 @@ TEST(BootstrapUid, LayoutRoundTripAndCorruption) {
   EXPECT_EQ(bootstrap::pendingUniqueIdListeners(), 0u);
 }
 
+TEST(BootstrapUid, InterfaceChoice) {
+  PeSync sync;
+  {
+    // Default: never the wildcard address; a non-loopback interface when the host has one.
+    env::Config cfg = test::bootstrapConfig(5);
+    mori_shmem_uniqueid_t uid{};
+    ASSERT_EQ(bootstrap::generateUniqueId(cfg, &uid), Status::Success);
+    bootstrap::UniqueIdInfo info = decoded(uid);
+    EXPECT_EQ(info.root.str().rfind("0.0.0.0:", 0), std::string::npos) << info.root.str();
+    EXPECT_EQ(info.root.str().rfind("[::]:", 0), std::string::npos) << info.root.str();
+    std::unique_ptr<bootstrap::Bootstrap> b;
+    ASSERT_EQ(bootstrap::createUniqueId(0, 1, uid, cfg, &b), Status::Success);
+  }
+  {
+    test::ScopedEnv ifname("MORI_SHMEM_SOCKET_IFNAME", "lo");
+    env::Config cfg = test::bootstrapConfig(5);
+    mori_shmem_uniqueid_t uid{};
+    ASSERT_EQ(bootstrap::generateUniqueId(cfg, &uid), Status::Success);
+    bootstrap::UniqueIdInfo info = decoded(uid);
+    EXPECT_TRUE(info.root.isLoopback()) << info.root.str();
+    std::unique_ptr<bootstrap::Bootstrap> b;
+    ASSERT_EQ(bootstrap::createUniqueId(0, 1, uid, cfg, &b), Status::Success);
+  }
+  {
+    test::ScopedEnv ifname("MORI_SHMEM_SOCKET_IFNAME", "nosuchif9");
+    env::Config cfg = test::bootstrapConfig(5);
+    mori_shmem_uniqueid_t uid{};
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(bootstrap::generateUniqueId(cfg, &uid), Status::InvalidUsage);
+    std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("MORI_SHMEM_SOCKET_IFNAME='nosuchif9' matches no interface"), std::string::npos) << err;
+    EXPECT_NE(err.find("this host has: "), std::string::npos) << err;
+    EXPECT_NE(err.find("lo"), std::string::npos) << err;
+  }
+  EXPECT_EQ(bootstrap::pendingUniqueIdListeners(), 0u);
+}
+
+TEST(BootstrapUid, CollectivesOverLoopback) {
+  PeSync sync;
+  test::ScopedEnv ifname("MORI_SHMEM_SOCKET_IFNAME", "lo");
+  auto b = makeUid(30);
+  ASSERT_TRUE(b);
+  std::vector<int> all(b->size());
+  int v = b->rank() * 11;
+  ASSERT_EQ(b->allGather(&v, all.data(), sizeof(v)), Status::Success);
+  for (int r = 0; r < b->size(); ++r) EXPECT_EQ(all[r], r * 11);
+}
+
 TEST(BootstrapUid, SinglePeCollectives) {
   PeSync sync;
   env::Config cfg = test::bootstrapConfig(5);
