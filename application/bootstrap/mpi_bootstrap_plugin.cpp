@@ -238,7 +238,10 @@ int arrive(Ctx* c, const Call& call, const std::string& what) {
     std::vector<MPI_Request> reqs(n - 1, MPI_REQUEST_NULL);
     for (int r = 1; r < n; ++r) {
       int rc = MPI_Irecv(&heads[r], sizeof(Call), MPI_BYTE, r, kTagCall, c->comm, &reqs[r - 1]);
-      if (rc != MPI_SUCCESS) return FAIL(c, MORI_SHMEM_ERROR_SYSTEM, what + ": MPI_Irecv: " + mpiError(rc));
+      if (rc != MPI_SUCCESS) {
+        if (abandon(reqs, std::vector<bool>(reqs.size(), true))) (void)heads.release();
+        return FAIL(c, MORI_SHMEM_ERROR_SYSTEM, what + ": MPI_Irecv: " + mpiError(rc));
+      }
     }
     Deadline dl(c->timeout);
     Wait w = waitAll(reqs, dl, &err);
@@ -290,7 +293,10 @@ int arrive(Ctx* c, const Call& call, const std::string& what) {
   std::vector<MPI_Request> reqs(2, MPI_REQUEST_NULL);
   int rc = MPI_Isend(&x->call, sizeof(Call), MPI_BYTE, 0, kTagCall, c->comm, &reqs[0]);
   if (rc == MPI_SUCCESS) rc = MPI_Irecv(&v, sizeof(Verdict), MPI_BYTE, 0, kTagVerdict, c->comm, &reqs[1]);
-  if (rc != MPI_SUCCESS) return FAIL(c, MORI_SHMEM_ERROR_SYSTEM, what + ": posting the call header: " + mpiError(rc));
+  if (rc != MPI_SUCCESS) {
+    if (abandon(reqs, {false, true})) (void)x.release();
+    return FAIL(c, MORI_SHMEM_ERROR_SYSTEM, what + ": posting the call header: " + mpiError(rc));
+  }
   // Wait a little beyond the timeout: rank 0's report names the missing rank, ours could not.
   Deadline dl(c->timeout);
   Wait w = waitAll(reqs, dl.extendedBy(mori::bootstrap::rootReportGrace(c->timeout)), &err);

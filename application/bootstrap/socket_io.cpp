@@ -73,6 +73,14 @@ int connectOnce(const SockAddr& addr, const Deadline& dl, int maxWaitMs, Fd* out
     if (getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &soErr, &len) < 0) return errno;
     if (soErr != 0) return soErr;
   }
+  // TCP simultaneous open lets a socket connect to itself when the root's port is not listening
+  // yet and the kernel happens to pick that same port as our ephemeral one: it looks connected,
+  // and our hello would come back to us. Treat it as refused.
+  SockAddr local, peer;
+  local.len = peer.len = sizeof(local.storage);
+  if (getsockname(fd.get(), local.get(), &local.len) == 0 && getpeername(fd.get(), peer.get(), &peer.len) == 0 &&
+      local.len == peer.len && memcmp(&local.storage, &peer.storage, local.len) == 0)
+    return ECONNREFUSED;
   if (int e = prepareStreamSocket(fd.get())) return e;
   *out = std::move(fd);
   return 0;

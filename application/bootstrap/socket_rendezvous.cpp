@@ -48,7 +48,8 @@ class RootRendezvous {
  private:
   // Reads what `c` sent; true when the connection is finished with (admitted, refused, closed).
   bool readHello(Pending& c, Status* fatal);
-  Status evaluate(Pending& c, bool* consumed);
+  // Judges a complete hello: admits, refuses (and keeps waiting) or fails the rendezvous.
+  Status evaluate(Pending& c);
   // Tells every admitted PE (and `offenderFd`, if any) why the rendezvous failed, then fails.
   Status fail(Status st, const std::string& msg, int offenderFd);
   void closePending(const char* why);
@@ -59,6 +60,7 @@ class RootRendezvous {
   std::vector<Pending> pending_;
   int admitted_ = 0;
   int refused_ = 0;
+  bool acceptFailed_ = false;
 };
 
 Status RootRendezvous::fail(Status st, const std::string& msg, int offenderFd) {
@@ -84,8 +86,7 @@ void RootRendezvous::closePending(const char* why) {
   pending_.clear();
 }
 
-Status RootRendezvous::evaluate(Pending& c, bool* consumed) {
-  *consumed = true;
+Status RootRendezvous::evaluate(Pending& c) {
   wire::Hello h = wire::decodeHello(c.buf);
   if (h.magic != wire::kHelloMagic) {
     ++refused_;
@@ -147,8 +148,7 @@ bool RootRendezvous::readHello(Pending& c, Status* fatal) {
     if (n > 0) {
       c.got += static_cast<size_t>(n);
       if (c.got < sizeof(c.buf)) continue;
-      bool consumed = false;
-      *fatal = evaluate(c, &consumed);
+      *fatal = evaluate(c);
       return true;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -196,9 +196,15 @@ Status RootRendezvous::run(int listenFd) {
         int fd = accept4(listenFd, peer.get(), &peer.len, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
           if (errno == EINTR || errno == ECONNABORTED) continue;
-          if (errno != EAGAIN && errno != EWOULDBLOCK)
-            MORI_LOG_WARN(log::kBootstrap, "bootstrap root (PE 0) at %s: accept() failed: %s", where_.c_str(),
-                          strerror(errno));
+          if (errno != EAGAIN && errno != EWOULDBLOCK) {
+            // Out of descriptors, say: the listener stays readable, so pause instead of spinning,
+            // and say so once.
+            if (!acceptFailed_)
+              MORI_LOG_WARN(log::kBootstrap, "bootstrap root (PE 0) at %s: accept() failed: %s; retrying",
+                            where_.c_str(), strerror(errno));
+            acceptFailed_ = true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+          }
           break;
         }
         Pending c;
