@@ -102,6 +102,21 @@ TEST(BootstrapEnv, ExplicitPortAndSecretThroughCreateDefault) {
   for (int r = 0; r < b->size(); ++r) EXPECT_EQ(all[r], 3 * r);
 }
 
+TEST(BootstrapEnv, AutoUsesTheLauncherEnvironmentWithoutAnMpiLauncher) {
+  PeSync sync;
+  TorchrunEnv e(test::sharedFreePort());
+  // What a torchrun process sees: no MPI launcher variables.
+  ScopedEnv ompi("OMPI_COMM_WORLD_SIZE", nullptr), pmi("PMI_SIZE", nullptr), pmix("PMIX_RANK", nullptr);
+  ScopedEnv mode("MORI_SHMEM_BOOTSTRAP", "auto");
+  ASSERT_FALSE(bootstrap::launchedByMpiLauncher());
+  env::Config cfg = test::bootstrapConfig(30);
+  std::unique_ptr<bootstrap::Bootstrap> b;
+  ASSERT_EQ(bootstrap::createDefault(cfg, &b), Status::Success);
+  EXPECT_STREQ(b->name(), "socket-env");
+  EXPECT_EQ(b->rank(), test::worldRank());
+  ASSERT_EQ(b->barrier(), Status::Success);
+}
+
 TEST(BootstrapEnv, MasterAddrMayBeAHostName) {
   PeSync sync;
   TorchrunEnv e(test::sharedFreePort(), "localhost");
