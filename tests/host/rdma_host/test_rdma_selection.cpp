@@ -243,7 +243,7 @@ TEST(RdmaFootprint, LayoutMatchesTheProviderFormats) {
   EXPECT_EQ(l.sqBytes, 1024u * 64);
   EXPECT_EQ(l.cqBytes, 1024u * 64);
   EXPECT_GE(l.dbrecBytes, 16u);  // QP record (8) + CQ record (8)
-  EXPECT_EQ(l.atomicBytes, 1024u * 8);
+  EXPECT_EQ(l.atomicBytes, (1024u + 1) * 8);  // a result word per slot + the discard word
   // Regions do not overlap and NIC-visible ones start on pages.
   EXPECT_EQ(l.sqOffset % 4096, 0u);
   EXPECT_EQ(l.cqOffset % 4096, 0u);
@@ -251,8 +251,9 @@ TEST(RdmaFootprint, LayoutMatchesTheProviderFormats) {
   EXPECT_LE(l.sqOffset + l.sqBytes, l.cqOffset);
   EXPECT_LE(l.cqOffset + l.cqBytes, l.dbrecOffset);
   EXPECT_LE(l.dbrecOffset + l.dbrecBytes, l.stateOffset);
-  EXPECT_LE(l.stateOffset + sizeof(EndpointState), l.atomicOffset);
-  EXPECT_EQ(l.allocBytes, l.atomicOffset + 8192);
+  EXPECT_LE(l.stateOffset + sizeof(EndpointState), l.busyOffset);
+  EXPECT_LE(l.busyOffset + 1024u * 4, l.atomicOffset);
+  EXPECT_EQ(l.allocBytes, l.atomicOffset + 12288);  // 8200 bytes of results, page-rounded
 
   ASSERT_EQ(endpointLayout(Provider::Bnxt, 1024, 4096, &l), Status::Success);
   EXPECT_EQ(1u << l.sqSlotShift, Bnxt::kSlotBytes);

@@ -85,9 +85,13 @@ Status endpointLayout(Provider provider, uint32_t sqDepth, size_t pageBytes, End
     off += l.dbrecBytes;
   }
   l.stateOffset = off;
-  off = alignUp(off + sizeof(EndpointState), pageBytes);
+  off += sizeof(EndpointState);
+  // Result-busy flags (GPU only, never registered): one word per SQ slot.
+  l.busyOffset = off;
+  off = alignUp(off + size_t{sqDepth} * sizeof(uint32_t), pageBytes);
+  // Fetched results, one word per SQ slot, plus the discard word non-fetching atomics target.
   l.atomicOffset = off;
-  l.atomicBytes = size_t{sqDepth} * sizeof(uint64_t);
+  l.atomicBytes = (size_t{sqDepth} + 1) * sizeof(uint64_t);
   off = alignUp(off + l.atomicBytes, pageBytes);
   l.allocBytes = off;
   l.totalBytes = off + (l.queuesFromProvider ? l.sqBytes + l.cqBytes : 0);

@@ -156,7 +156,9 @@ MORI_DEVICE_INLINE uint64_t nicAtomic(const GpuStates& s, const rdma::EndpointDe
     rdma::postFromThreads<P>(s, ep, d);
     return 0;
   }
-  return rdma::takeResult<P>(s, ep, rdma::postFromThreads<P>(s, ep, d));
+  // The result word holds the old value in the NIC's layout (mlx5 writes 4-byte results
+  // big-endian): the provider decodes it.
+  return P::fetchedValue(rdma::takeResult<P>(s, ep, rdma::postFromThreads<P>(s, ep, d)), bytes);
 }
 
 template <typename T>

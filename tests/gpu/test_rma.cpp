@@ -1,0 +1,246 @@
+// Contiguous RMA over the device API: put/get, blocking and not, in thread, warp and block
+// scope, sizes 1 B .. 256 MiB with odd sizes and unaligned offsets; every byte checked, and the
+// bytes around each destination checked untouched. Typed forms for every type; p/g.
+#include <stdio.h>
+
+#include <vector>
+
+#include "tests/gpu/gpu_test_util.hpp"
+
+MORI_TEST_REQUIRES_GPU(1, 2, 2);  // write -> barrier -> read only: PEs may share a GPU
+MORI_TEST_WITH_SHMEM();
+
+namespace {
+
+using namespace mori::test;
+
+enum class Op { PutNbi, Put, GetNbi, Get };
+enum class Sc { Thread, Warp, Block };
+
+constexpr size_t kGuard = 64;
+
+template <Op OP, Sc SC>
+__device__ void transfer(char* dst, const char* src, size_t len, int pe) {
+  if constexpr (SC == Sc::Thread) {
+    if constexpr (OP == Op::PutNbi) mori_shmem_putmem_nbi_thread(dst, src, len, pe);
+    if constexpr (OP == Op::Put) mori_shmem_putmem_thread(dst, src, len, pe);
+    if constexpr (OP == Op::GetNbi) mori_shmem_getmem_nbi_thread(dst, src, len, pe);
+    if constexpr (OP == Op::Get) mori_shmem_getmem_thread(dst, src, len, pe);
+  } else if constexpr (SC == Sc::Warp) {
+    if constexpr (OP == Op::PutNbi) mori_shmem_putmem_nbi_warp(dst, src, len, pe);
+    if constexpr (OP == Op::Put) mori_shmem_putmem_warp(dst, src, len, pe);
+    if constexpr (OP == Op::GetNbi) mori_shmem_getmem_nbi_warp(dst, src, len, pe);
+    if constexpr (OP == Op::Get) mori_shmem_getmem_warp(dst, src, len, pe);
+  } else {
+    if constexpr (OP == Op::PutNbi) mori_shmem_putmem_nbi_block(dst, src, len, pe);
+    if constexpr (OP == Op::Put) mori_shmem_putmem_block(dst, src, len, pe);
+    if constexpr (OP == Op::GetNbi) mori_shmem_getmem_nbi_block(dst, src, len, pe);
+    if constexpr (OP == Op::Get) mori_shmem_getmem_block(dst, src, len, pe);
+  }
+}
+
+// The transfer is split into `chunk`-byte pieces, one per unit (thread, wave or block).
+template <Op OP, Sc SC>
+__global__ void rmaKernel(char* dst, const char* src, size_t bytes, size_t chunk, int pe) {
+  size_t unit, units;
+  if constexpr (SC == Sc::Thread) {
+    unit = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+    units = static_cast<size_t>(gridDim.x) * blockDim.x;
+  } else if constexpr (SC == Sc::Warp) {
+    const size_t perBlock = blockDim.x / mori::gpu::waveSize();
+    unit = blockIdx.x * perBlock + threadIdx.x / mori::gpu::waveSize();
+    units = gridDim.x * perBlock;
+  } else {
+    unit = blockIdx.x;
+    units = gridDim.x;
+  }
+  for (size_t off = unit * chunk; off < bytes; off += units * chunk) {
+    const size_t len = bytes - off < chunk ? bytes - off : chunk;
+    transfer<OP, SC>(dst + off, src + off, len, pe);
+  }
+  if constexpr (OP == Op::PutNbi || OP == Op::GetNbi) mori_shmem_quiet();
+}
+
+template <Op OP, Sc SC>
+void launch(char* dst, const char* src, size_t bytes, size_t chunk, int pe, int blocks, int threads) {
+  rmaKernel<OP, SC><<<blocks, threads>>>(dst, src, bytes, chunk, pe);
+}
+
+struct Case {
+  size_t bytes;
+  size_t dstOff, srcOff;
+  bool oneCall;  // a single call moves everything
+};
+
+class Rma : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    me = mori_shmem_my_pe();
+    n = mori_shmem_n_pes();
+    capacity = (256u << 20) + 4 * kGuard;
+    a = static_cast<char*>(mori_shmem_malloc(capacity));
+    b = static_cast<char*>(mori_shmem_malloc(capacity));
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+  }
+  void TearDown() override {
+    mori_shmem_free(b);
+    mori_shmem_free(a);
+  }
+
+  // PE me moves `bytes` to (put) or from (get) its neighbour, then every PE checks what it holds.
+  template <Op OP, Sc SC>
+  void run(const Case& c, uint64_t seed) {
+    const bool isPut = OP == Op::Put || OP == Op::PutNbi;
+    const int peer = (me + 1) % n;
+    const int source = isPut ? (me + n - 1) % n : peer;  // whose data lands in my dst
+    char* src = (isPut ? a : b) + kGuard + c.srcOff;
+    char* dst = (isPut ? b : a) + kGuard + c.dstOff;
+    // Poison the whole destination buffer, fill the source with this PE's pattern.
+    fill(isPut ? b : a, capacity, seed ^ 0xdeadull, me);
+    fill(src, c.bytes, seed, me);
+    HIP_OK(hipDeviceSynchronize());
+    ASSERT_EQ(mori_shmem_barrier_all(), 0);
+    const int threads = SC == Sc::Thread ? 128 : 256;
+    const int blocks = c.oneCall ? 1 : (c.bytes > (64u << 20) ? 132 : 8);
+    const size_t units = SC == Sc::Thread ? static_cast<size_t>(blocks) * threads
+                         : SC == Sc::Warp ? static_cast<size_t>(blocks) * (threads / gpuWaveSize())
+                                          : static_cast<size_t>(blocks);
+    const size_t chunk = c.oneCall ? c.bytes : (c.bytes + units - 1) / units;
+    launch<OP, SC>(dst, src, c.bytes, chunk ? chunk : 1, peer, blocks, threads);
+    HIP_OK(hipGetLastError());
+    HIP_OK(hipDeviceSynchronize());
+    ASSERT_EQ(mori_shmem_barrier_all(), 0);
+    CheckResult r = checkAll(dst, c.bytes, seed, source);
+    EXPECT_EQ(r.mismatches, 0u) << describe(r) << " (bytes " << c.bytes << ", dst+" << c.dstOff << ", src+" << c.srcOff
+                                << (c.oneCall ? ", one call" : ", split") << ")";
+    // Nothing outside [dst, dst + bytes) was written: the poison around it is intact.
+    const char* buffer = isPut ? b : a;
+    const size_t end = kGuard + c.dstOff + c.bytes;
+    CheckResult guards = checkRange(buffer, 0, kGuard + c.dstOff, seed ^ 0xdeadull, me);
+    guards.mismatches += checkRange(buffer, end, kGuard, seed ^ 0xdeadull, me).mismatches;
+    EXPECT_EQ(guards.mismatches, 0u) << "bytes around the destination were overwritten (" << c.bytes << " bytes)";
+  }
+
+  // Host check of a small range whose pattern index starts at `from` (summed over PEs).
+  static CheckResult checkRange(const char* base, size_t from, size_t len, uint64_t seed, int pe) {
+    std::vector<uint8_t> host(len);
+    (void)hipMemcpy(host.data(), base + from, len, hipMemcpyDeviceToHost);
+    unsigned long long bad = 0;
+    for (size_t i = 0; i < len; ++i) bad += host[i] != patternByte(seed, pe, from + i);
+    CheckResult r;
+    MPI_Allreduce(&bad, &r.mismatches, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    return r;
+  }
+
+  template <Op OP, Sc SC>
+  void sweep() {
+    std::vector<Case> cases = {{1, 0, 0, true},         {3, 1, 2, true},          {15, 7, 0, true},
+                               {16, 0, 0, true},        {17, 13, 5, true},        {255, 8, 8, true},
+                               {4096 + 7, 3, 11, true}, {4096 + 7, 16, 0, false}, {(1u << 20) + 13, 1, 1, false},
+                               {(1u << 20) + 13, 5, 9, true}, {(16u << 20) + 3, 8, 0, false}};
+    if (SC == Sc::Block) cases.push_back({256u << 20, 0, 0, false});
+    uint64_t seed = 1000 + static_cast<uint64_t>(OP) * 100 + static_cast<uint64_t>(SC) * 10;
+    for (const Case& c : cases) {
+      run<OP, SC>(c, seed++);
+      if (HasFatalFailure()) return;
+    }
+  }
+
+  int me = 0, n = 1;
+  size_t capacity = 0;
+  char *a = nullptr, *b = nullptr;
+};
+
+#define RMA_TEST(OP, SC) \
+  TEST_F(Rma, OP##_##SC) { sweep<Op::OP, Sc::SC>(); }
+RMA_TEST(PutNbi, Thread)
+RMA_TEST(PutNbi, Warp)
+RMA_TEST(PutNbi, Block)
+RMA_TEST(Put, Thread)
+RMA_TEST(Put, Warp)
+RMA_TEST(Put, Block)
+RMA_TEST(GetNbi, Thread)
+RMA_TEST(GetNbi, Warp)
+RMA_TEST(GetNbi, Block)
+RMA_TEST(Get, Thread)
+RMA_TEST(Get, Warp)
+RMA_TEST(Get, Block)
+
+// ---- typed forms ---------------------------------------------------------------------------
+
+template <typename T>
+__host__ __device__ T valueOf(uint64_t seed, int pe, size_t i) {
+  const uint64_t bits = mix(seed + static_cast<uint64_t>(pe) * 7919u + i);
+  if constexpr (sizeof(T) == 4 && !std::is_integral<T>::value) return static_cast<T>(static_cast<int32_t>(bits) >> 8);
+  if constexpr (sizeof(T) == 8 && !std::is_integral<T>::value) return static_cast<T>(static_cast<int64_t>(bits) >> 12);
+  return static_cast<T>(bits);
+}
+
+// Per type: block put of `count` elements to the right neighbour, warp get back from it, and
+// one p / g per thread.
+#define TYPED_KERNELS(NAME, T)                                                                               \
+  __global__ void typed_##NAME(T* sym, T* out, T* scalars, T* gathered, size_t count, int right, int left) {  \
+    mori_shmem_##NAME##_put_nbi_block(sym + count, sym, count, right);                                        \
+    mori_shmem_quiet();                                                                                       \
+    if (threadIdx.x < static_cast<unsigned>(mori::gpu::waveSize())) mori_shmem_##NAME##_get_warp(out, sym, count, left);                               \
+    mori_shmem_##NAME##_p(scalars + threadIdx.x, static_cast<T>(threadIdx.x * 3 + 1), right);                \
+    gathered[threadIdx.x] = mori_shmem_##NAME##_g(sym + threadIdx.x, left);                                   \
+  }
+
+template <typename T>
+__global__ void fillTyped(T* p, size_t count, uint64_t seed, int pe) {
+  for (size_t i = threadIdx.x; i < count; i += blockDim.x) p[i] = valueOf<T>(seed, pe, i);
+}
+
+#define TYPED_LIST(X)                                                                                        \
+  X(float, float) X(double, double) X(char, char) X(schar, signed char) X(short, short) X(int, int)          \
+  X(long, long) X(longlong, long long) X(uchar, unsigned char) X(ushort, unsigned short) X(uint, unsigned int) \
+  X(ulong, unsigned long) X(ulonglong, unsigned long long) X(int8, int8_t) X(int16, int16_t) X(int32, int32_t) \
+  X(int64, int64_t) X(uint8, uint8_t) X(uint16, uint16_t) X(uint32, uint32_t) X(uint64, uint64_t)             \
+  X(size, size_t) X(ptrdiff, ptrdiff_t)
+TYPED_LIST(TYPED_KERNELS)
+
+template <typename T, typename K>
+void typedCheck(const char* name, K kernel) {
+  const int me = mori_shmem_my_pe(), n = mori_shmem_n_pes();
+  const int right = (me + 1) % n, left = (me + n - 1) % n;
+  constexpr size_t kCount = 1000, kThreads = 64;
+  T* sym = static_cast<T*>(mori_shmem_malloc(sizeof(T) * (2 * kCount + kThreads)));
+  ASSERT_NE(sym, nullptr);
+  T* scalars = sym + 2 * kCount;
+  T *out = nullptr, *gathered = nullptr;
+  HIP_OK(hipMalloc(&out, sizeof(T) * kCount));
+  HIP_OK(hipMalloc(&gathered, sizeof(T) * kThreads));
+  fillTyped<T><<<1, 256>>>(sym, kCount, 77, me);
+  HIP_OK(hipDeviceSynchronize());
+  ASSERT_EQ(mori_shmem_barrier_all(), 0);
+  kernel<<<1, kThreads>>>(sym, out, scalars, gathered, kCount, right, left);
+  HIP_OK(hipDeviceSynchronize());
+  ASSERT_EQ(mori_shmem_barrier_all(), 0);
+  std::vector<T> got(kCount), back(kCount), sc(kThreads), gat(kThreads);
+  HIP_OK(hipMemcpy(got.data(), sym + kCount, sizeof(T) * kCount, hipMemcpyDeviceToHost));
+  HIP_OK(hipMemcpy(back.data(), out, sizeof(T) * kCount, hipMemcpyDeviceToHost));
+  HIP_OK(hipMemcpy(sc.data(), scalars, sizeof(T) * kThreads, hipMemcpyDeviceToHost));
+  HIP_OK(hipMemcpy(gat.data(), gathered, sizeof(T) * kThreads, hipMemcpyDeviceToHost));
+  int bad = 0;
+  for (size_t i = 0; i < kCount; ++i) {
+    bad += got[i] != valueOf<T>(77, left, i);  // the left neighbour put its data here
+    bad += back[i] != valueOf<T>(77, left, i);
+  }
+  for (size_t i = 0; i < kThreads; ++i) {
+    bad += sc[i] != static_cast<T>(i * 3 + 1);
+    bad += gat[i] != valueOf<T>(77, left, i);
+  }
+  EXPECT_TRUE(allTrue(bad == 0)) << name << ": " << bad << " wrong elements on PE " << me;
+  HIP_OK(hipFree(out));
+  HIP_OK(hipFree(gathered));
+  mori_shmem_free(sym);
+}
+
+TEST(RmaTyped, EveryType) {
+#define TYPED_RUN(NAME, T) typedCheck<T>(#NAME, typed_##NAME);
+  TYPED_LIST(TYPED_RUN)
+}
+
+}  // namespace
