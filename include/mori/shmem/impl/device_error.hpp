@@ -3,6 +3,8 @@
 // the kernel traps. Cold paths only: nothing here is inlined into fast paths.
 #pragma once
 
+#include <stdio.h>
+
 #include "mori/platform/atomic.hpp"
 #include "mori/platform/mmio.hpp"
 #include "mori/shmem/device_host/gpu_states.hpp"
