@@ -6,7 +6,7 @@ const char* statusName(Status s) { return mori_shmem_status_string(static_cast<i
 
 }  // namespace mori
 
-extern "C" const char* mori_shmem_status_string(int status) {
+extern "C" __attribute__((visibility("default"))) const char* mori_shmem_status_string(int status) {
   switch (status) {
     case MORI_SHMEM_SUCCESS: return "SUCCESS";
     case MORI_SHMEM_ERROR_INVALID_USAGE: return "INVALID_USAGE";
