@@ -30,7 +30,8 @@ MORI_DEVICE_INLINE void put(const GpuStates& s, void* dest, const void* src, siz
   switch (transportTo(s, pe)) {
     case Transport::P2P:
       copyBytes(p2pAddress(r, pe, dest), src, bytes, S::rank(), S::size());
-      S::sync();
+      // Blocking: no thread of the scope may reuse the source before all have read their part.
+      if (blocking) S::sync();
       return;
     case Transport::Rdma: rdmaPut<S>(s, r, dest, src, bytes, pe, qp, blocking); return;
     default: failTransport(s, pe, "put");
@@ -45,7 +46,7 @@ MORI_DEVICE_INLINE void get(const GpuStates& s, void* dest, const void* src, siz
   switch (transportTo(s, pe)) {
     case Transport::P2P:
       copyBytes(dest, p2pAddress(r, pe, src), bytes, S::rank(), S::size());
-      S::sync();
+      if (blocking) S::sync();  // the whole destination is filled when the scope returns
       return;
     case Transport::Rdma: rdmaGet<S>(s, r, dest, src, bytes, pe, qp, blocking); return;
     default: failTransport(s, pe, "get");
@@ -100,6 +101,7 @@ template <class S>
 MORI_DEVICE_INLINE void putSignal(const GpuStates& s, void* dest, const void* src, size_t bytes, uint64_t* sig,
                                   uint64_t value, SignalOp op, int pe, int qp, bool blocking) {
   put<S>(s, dest, src, bytes, pe, qp, false);
+  S::sync();  // every thread's part of the data is issued before the signal
   if (S::rank() == 0) {
     signalOp(s, sig, value, op, pe, qp);
     if (blocking && transportTo(s, pe) == Transport::Rdma) rdmaQuietEndpoint(s, endpointFor(s, pe, qp));
