@@ -11,29 +11,11 @@ using shmem::Transport;
 
 namespace {
 
-enum Op : uint32_t { kMalloc = 1, kFree = 2, kRegister = 3, kDeregister = 4 };
-
-struct Request {
-  uint64_t sequence;
-  uint32_t op;
-  uint32_t ok;  // 0: this PE failed its local checks (and said why)
-  uint64_t a, b;
-};
-
 struct RemoteKey {
   uint64_t base;
   uint32_t rkey;
   uint32_t registered;
 };
-
-const char* opName(uint32_t op) {
-  switch (op) {
-    case kMalloc: return "malloc";
-    case kFree: return "free";
-    case kRegister: return "register";
-    default: return "deregister";
-  }
-}
 
 }  // namespace
 
@@ -77,35 +59,12 @@ SymmetricMemory::~SymmetricMemory() {
   if (heapBase_) (void)hipFree(heapBase_);
 }
 
-Status SymmetricMemory::checkSymmetric(const char* call, uint32_t op, uint64_t a, uint64_t b, bool localOk) {
-  // A PE whose own checks failed (it logged why) says so here, so that the call fails on every
-  // PE instead of leaving the others waiting in the next collective.
-  Request mine{sequence_++, op, localOk ? 1u : 0u, a, b};
-  std::vector<Request> all(ctx_.nPes());
-  MORI_TRY(ctx_.bootstrap().allGather(&mine, all.data(), sizeof(Request)));
-  for (int pe = 0; pe < ctx_.nPes(); ++pe) {
-    const Request& r = all[pe];
-    if (r.op != mine.op || r.sequence != mine.sequence || r.a != mine.a || r.b != mine.b)
-      return MORI_FAIL(Status::Remote, log::kMem,
-                       "mori_shmem_%s: symmetric call #%llu differs between PEs: PE %d called %s(%llu, %llu) but PE %d "
-                       "called %s(%llu, %llu); every PE must make the same symmetric calls with the same sizes in the "
-                       "same order",
-                       call, static_cast<unsigned long long>(mine.sequence), ctx_.myPe(), opName(mine.op),
-                       static_cast<unsigned long long>(mine.a), static_cast<unsigned long long>(mine.b), pe, opName(r.op),
-                       static_cast<unsigned long long>(r.a), static_cast<unsigned long long>(r.b));
-    if (!r.ok)
-      return pe == ctx_.myPe() ? Status::InvalidUsage
-                               : MORI_FAIL(Status::Remote, log::kMem, "mori_shmem_%s failed on PE %d (see its log)", call, pe);
-  }
-  return Status::Success;
-}
-
 Status SymmetricMemory::allocate(uint64_t size, uint64_t align, bool zero, void** out) {
   *out = nullptr;
   const bool alignOk = align != 0 && (align & (align - 1)) == 0;
   if (!alignOk)
     MORI_LOG_ERROR(log::kMem, "mori_shmem_align: alignment %llu is not a power of two", static_cast<unsigned long long>(align));
-  MORI_TRY(checkSymmetric(zero ? "calloc" : "malloc", kMalloc, size, align, alignOk));
+  MORI_TRY(checker_.check(zero ? "calloc" : "malloc", SymmetricOp::Malloc, size, align, alignOk));
   if (size == 0) return Status::Success;
   uint64_t offset = 0;
   if (!alloc_->allocate(size, align, &offset))
@@ -133,7 +92,7 @@ Status SymmetricMemory::release(void* ptr) {
   const uint64_t offset = ptr ? addr - base : ~uint64_t{0};
   const bool live = !ptr || (addr >= base && addr < base + heapSize_ && offset != syncOffset_ && alloc_->blockSize(offset));
   if (!live) MORI_LOG_ERROR(log::kMem, "mori_shmem_free(%p): not a live symmetric allocation", ptr);
-  MORI_TRY(checkSymmetric("free", kFree, offset, 0, live));
+  MORI_TRY(checker_.check("free", SymmetricOp::Free, offset, 0, live));
   if (ptr) alloc_->release(offset);
   return Status::Success;
 }
@@ -155,7 +114,7 @@ Status SymmetricMemory::registerRegion(void* ptr, uint64_t size) {
   if (!valid)
     MORI_LOG_ERROR(log::kMem, "mori_shmem_register(%p, %llu): %s", ptr, static_cast<unsigned long long>(size),
                    overlaps ? "overlaps the symmetric heap or a registered region" : "null pointer or zero size");
-  MORI_TRY(checkSymmetric("register", kRegister, size, 0, valid));
+  MORI_TRY(checker_.check("register", SymmetricOp::Register, size, 0, valid));
   uint32_t index = 1;
   while (index < slots_.size() && slots_[index].live) ++index;
   if (index == slots_.size())
@@ -173,7 +132,7 @@ Status SymmetricMemory::deregisterRegion(void* ptr) {
   const int index = findSlot(ptr);
   const bool valid = index > 0 && slots_[index].base == reinterpret_cast<uint64_t>(ptr);
   if (!valid) MORI_LOG_ERROR(log::kMem, "mori_shmem_deregister(%p): not the start of a registered region", ptr);
-  MORI_TRY(checkSymmetric("deregister", kDeregister, static_cast<uint64_t>(index), 0, valid));
+  MORI_TRY(checker_.check("deregister", SymmetricOp::Deregister, static_cast<uint64_t>(index), 0, valid));
   MORI_HIP_TRY(hipDeviceSynchronize(), log::kMem);
   MORI_TRY(ctx_.bootstrap().barrier());  // no peer still reaches into it
   detachSlot(static_cast<uint32_t>(index));

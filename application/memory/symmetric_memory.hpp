@@ -12,6 +12,7 @@
 
 #include "application/context/context.hpp"
 #include "application/memory/heap_allocator.hpp"
+#include "application/memory/symmetric_check.hpp"
 #include "mori/shmem/device_host/gpu_states.hpp"
 #include "transport/rdma/core/rdma_device.hpp"
 
@@ -54,9 +55,7 @@ class SymmetricMemory {
     shmem::PeerWindow* peersDev = nullptr;
   };
 
-  explicit SymmetricMemory(context::Context& ctx) : ctx_(ctx) {}
-  // Allgathers (op, a, b, localOk) and fails on every PE if any PE asked differently or failed.
-  Status checkSymmetric(const char* call, uint32_t op, uint64_t a, uint64_t b, bool localOk = true);
+  explicit SymmetricMemory(context::Context& ctx) : ctx_(ctx), checker_(ctx.bootstrap()) {}
   // Fills slot `index` for [base, base+size): IPC exchange, RDMA registration, device tables.
   Status attachSlot(uint32_t index, void* base, uint64_t size);
   void detachSlot(uint32_t index);
@@ -65,11 +64,11 @@ class SymmetricMemory {
   int findSlot(const void* p) const;
 
   context::Context& ctx_;
+  SymmetricCallChecker checker_;
   void* heapBase_ = nullptr;
   uint64_t heapSize_ = 0;
   uint64_t syncOffset_ = 0;
   std::unique_ptr<HeapAllocator> alloc_;
-  uint64_t sequence_ = 0;
   std::vector<Slot> slots_;
   shmem::Region* regionsDev_ = nullptr;
   uint32_t* countDev_ = nullptr;

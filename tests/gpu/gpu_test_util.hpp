@@ -30,14 +30,17 @@ __host__ __device__ inline uint8_t patternByte(uint64_t seed, int pe, uint64_t i
                               ((i & 7) * 8));
 }
 
-__global__ inline void fillKernel(uint8_t* p, size_t n, uint64_t seed, int pe) {
+// Templates: vague linkage in a header, and no unused-function warning where unused.
+template <int = 0>
+__global__ void fillKernel(uint8_t* p, size_t n, uint64_t seed, int pe) {
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<size_t>(gridDim.x) * blockDim.x)
     p[i] = patternByte(seed, pe, i);
 }
 
 // counts[0] = mismatches, counts[1] = first bad index (min).
-__global__ inline void checkKernel(const uint8_t* p, size_t n, uint64_t seed, int pe, unsigned long long* counts) {
+template <int = 0>
+__global__ void checkKernel(const uint8_t* p, size_t n, uint64_t seed, int pe, unsigned long long* counts) {
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<size_t>(gridDim.x) * blockDim.x)
     if (p[i] != patternByte(seed, pe, i)) {
@@ -47,7 +50,7 @@ __global__ inline void checkKernel(const uint8_t* p, size_t n, uint64_t seed, in
 }
 
 inline void fill(void* p, size_t n, uint64_t seed, int pe) {
-  if (n) fillKernel<<<256, 256>>>(static_cast<uint8_t*>(p), n, seed, pe);
+  if (n) fillKernel<><<<256, 256>>>(static_cast<uint8_t*>(p), n, seed, pe);
 }
 
 struct CheckResult {
@@ -62,7 +65,7 @@ inline CheckResult checkAll(const void* p, size_t n, uint64_t seed, int srcPe) {
   unsigned long long h[2] = {0, ~0ull};
   (void)hipMalloc(&d, sizeof(h));
   (void)hipMemcpy(d, h, sizeof(h), hipMemcpyHostToDevice);
-  if (n) checkKernel<<<256, 256>>>(static_cast<const uint8_t*>(p), n, seed, srcPe, d);
+  if (n) checkKernel<><<<256, 256>>>(static_cast<const uint8_t*>(p), n, seed, srcPe, d);
   (void)hipMemcpy(h, d, sizeof(h), hipMemcpyDeviceToHost);
   (void)hipFree(d);
   CheckResult r;
