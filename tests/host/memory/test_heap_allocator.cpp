@@ -52,7 +52,9 @@ std::vector<uint64_t> runSequence(uint64_t seed, HeapAllocator& a, bool checkInv
     }
     live[off] = size;
   }
-  for (auto& [off, size] : live) EXPECT_TRUE(a.release(off));
+  for (const auto& block : live) {
+    EXPECT_TRUE(a.release(block.first));
+  }
   return offsets;
 }
 
@@ -98,3 +100,5 @@ TEST(HeapAllocator, BestFitReusesTheTightestHole) {
   (void)y;
   (void)w;
 }
+
+}  // namespace

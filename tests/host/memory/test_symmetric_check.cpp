@@ -69,7 +69,9 @@ TEST(SymmetricCheck, LocalRejectionFailsEveryPe) {
   const Status s = c.check("register", SymmetricOp::Register, 4096, 0, ok);
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(s, ok ? Status::Remote : Status::InvalidUsage);
-  if (ok) EXPECT_NE(err.find("failed on PE " + std::to_string(boot->size() - 1)), std::string::npos) << err;
+  if (ok) {
+    EXPECT_NE(err.find("failed on PE " + std::to_string(boot->size() - 1)), std::string::npos) << err;
+  }
 }
 
 }  // namespace
