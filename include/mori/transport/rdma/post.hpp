@@ -148,42 +148,73 @@ MORI_DEVICE_INLINE void submitSlots(const GpuStates& s, const EndpointDevice& ep
   gpu::atomicStore<Order::Release, Scope::Agent>(&st->posted, base + n);
 }
 
-// Every calling lane posts its own `d` on its own endpoint `ep` (lanes may differ). Lanes with the
-// same endpoint share one reservation and one doorbell; the group's last WQE requests a
-// completion. Returns the calling lane's slot index.
+// Lowest `count` lanes of `mask`.
+MORI_DEVICE_INLINE gpu::LaneMask lowestLanes(gpu::LaneMask mask, uint32_t count) {
+  gpu::LaneMask out = 0;
+  for (uint32_t i = 0; i < count && mask; ++i) {
+    out |= mask & (~mask + 1);
+    mask &= mask - 1;
+  }
+  return out;
+}
+
+// Every calling lane posts its own `d` on its own endpoint `ep` (lanes may differ). Lanes with
+// the same endpoint share one reservation and one doorbell; the batch's last WQE requests a
+// completion. Batches are handled one after the other by the whole wave, so a wave never holds
+// two unsubmitted reservations: on hardware whose lanes run in lockstep (CDNA) a lane waiting
+// for its endpoint must not keep another lane's earlier reservation from being submitted.
+// Returns the calling lane's slot index.
 template <class P>
 MORI_DEVICE_INLINE uint64_t postFromThreads(const GpuStates& s, const EndpointDevice& ep, WqeDesc d) {
   const gpu::LaneMask active = gpu::activeMask();
-  const gpu::LaneMask group = gpu::matchAny(active, reinterpret_cast<uint64_t>(&ep));
-  const int leader = gpu::firstLane(group);
-  const uint32_t n = static_cast<uint32_t>(gpu::popcount(group));
-  const uint32_t rank = static_cast<uint32_t>(gpu::popcount(group & gpu::lanesBelow()));
-  uint64_t base = 0;
-  if (gpu::laneId() == leader) base = reserveSlots<P>(s, ep, n);
-  base = gpu::shfl(active, base, leader);
-  if (rank == n - 1) d.signal = 1;
-  writeWqe<P>(ep, base + rank, d);
-  gpu::waveSync(active);
-  if (gpu::laneId() == leader) submitSlots<P>(s, ep, base, n);
-  return base + rank;
+  const gpu::LaneMask sameEndpoint = gpu::matchAny(active, reinterpret_cast<uint64_t>(&ep));
+  const uint32_t capacity = ep.sqDepth - P::kSqHeadroom;
+  uint64_t mySlot = 0;
+  for (gpu::LaneMask remaining = active; remaining;) {
+    const int leader = gpu::firstLane(remaining);
+    gpu::LaneMask batch = gpu::shfl(active, sameEndpoint, leader) & remaining;
+    if (static_cast<uint32_t>(gpu::popcount(batch)) > capacity) batch = lowestLanes(batch, capacity);
+    const uint32_t n = static_cast<uint32_t>(gpu::popcount(batch));
+    uint64_t base = 0;
+    if (gpu::laneId() == leader) base = reserveSlots<P>(s, ep, n);
+    base = gpu::shfl(active, base, leader);
+    if (batch & gpu::thisLane()) {
+      const uint32_t rank = static_cast<uint32_t>(gpu::popcount(batch & gpu::lanesBelow()));
+      WqeDesc mine = d;
+      if (rank == n - 1) mine.signal = 1;
+      mySlot = base + rank;
+      writeWqe<P>(ep, mySlot, mine);
+    }
+    gpu::waveSync(active);
+    if (gpu::laneId() == leader) submitSlots<P>(s, ep, base, n);
+    remaining &= ~batch;
+  }
+  return mySlot;
 }
 
 // A cooperating scope (all its threads call with equal arguments) posts `count` WQEs built by
-// make(i) on one endpoint: rank 0 reserves and rings, the threads write. The last WQE requests
-// a completion. Returns the last slot index (same value in every thread).
+// make(i) on one endpoint: rank 0 reserves and rings, the threads write, in batches the ring can
+// hold. The last WQE of each batch requests a completion. Returns the last slot index (same
+// value in every thread).
 template <class P, class CoopScope, class MakeFn>
 MORI_DEVICE_INLINE uint64_t postFromScope(const GpuStates& s, const EndpointDevice& ep, uint32_t count, MakeFn make) {
-  uint64_t base = 0;
-  if (CoopScope::rank() == 0) base = reserveSlots<P>(s, ep, count);
-  base = CoopScope::broadcast(base);
-  for (uint32_t i = static_cast<uint32_t>(CoopScope::rank()); i < count; i += static_cast<uint32_t>(CoopScope::size())) {
-    WqeDesc d = make(i);
-    if (i == count - 1) d.signal = 1;
-    writeWqe<P>(ep, base + i, d);
+  const uint32_t capacity = ep.sqDepth - P::kSqHeadroom;
+  uint64_t last = 0;
+  for (uint32_t first = 0; first < count; first += capacity) {
+    const uint32_t n = count - first < capacity ? count - first : capacity;
+    uint64_t base = 0;
+    if (CoopScope::rank() == 0) base = reserveSlots<P>(s, ep, n);
+    base = CoopScope::broadcast(base);
+    for (uint32_t i = static_cast<uint32_t>(CoopScope::rank()); i < n; i += static_cast<uint32_t>(CoopScope::size())) {
+      WqeDesc d = make(first + i);
+      if (i == n - 1) d.signal = 1;
+      writeWqe<P>(ep, base + i, d);
+    }
+    CoopScope::sync();
+    if (CoopScope::rank() == 0) submitSlots<P>(s, ep, base, n);
+    last = base + n - 1;
   }
-  CoopScope::sync();
-  if (CoopScope::rank() == 0) submitSlots<P>(s, ep, base, count);
-  return base + count - 1;
+  return last;
 }
 
 // Waits for the WQE in slot `idx` (posted with a fetch to scratch) and returns its result.
