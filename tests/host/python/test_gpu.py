@@ -130,11 +130,16 @@ class TwoPes(unittest.TestCase):
         cmd = [sys.executable, os.path.abspath(__file__), "--child"]
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         root = subprocess.Popen(cmd + ["0", "2"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-        first = root.stdout.readline()
-        if not first.startswith("UID "):
-            root.kill()
-            self.fail("PE 0 did not print its unique ID: " + first + root.stdout.read())
-        other = subprocess.Popen(cmd + ["1", "2", first.split()[1]], stdout=subprocess.PIPE,
+        # PE 0 prints its unique ID on a line of its own, possibly after log lines.
+        before = []
+        for line in root.stdout:
+            if line.startswith("UID "):
+                break
+            before.append(line)
+        else:
+            root.wait(timeout=CHILD_TIMEOUT_S)
+            self.fail("PE 0 ended without printing its unique ID:\n" + "".join(before))
+        other = subprocess.Popen(cmd + ["1", "2", line.split()[1]], stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, text=True, env=env)
         outputs = {}
         for rank, proc in ((0, root), (1, other)):
@@ -144,7 +149,7 @@ class TwoPes(unittest.TestCase):
                 root.kill()
                 other.kill()
                 self.fail(f"PE {rank} did not finish within {CHILD_TIMEOUT_S} s")
-            outputs[rank] = (proc.returncode, out)
+            outputs[rank] = (proc.returncode, ("".join(before) if rank == 0 else "") + out)
         for rank, (rc, out) in outputs.items():
             self.assertEqual(rc, 0, f"PE {rank} failed:\n{out}")
             self.assertIn(f"PE {rank} OK", out)
