@@ -1,0 +1,274 @@
+// The SHMEM library under test, behind a dozen calls: the benchmark sources are written once
+// against this adapter and compiled twice, for mori-shmem (default) and for NVSHMEM
+// (MORI_PERF_BACKEND_NVSHMEM=1, NVIDIA only). Each wrapper is one call of the library's public
+// API with the same meaning on both sides; nothing is emulated.
+//
+// Host:   initUniqueId (rank 0 creates the ID, MPI_Bcast shares it), malloc, free, myPe, nPes,
+//         barrierAll, finalize, deviceError, name, version, heap-size variable.
+// Device: putNbi / getNbi / get in thread, warp and block scope, p (uint64), atomics (uint64),
+//         putSignalNbi and signalSet (SET), signalWaitGe, fence, quiet.
+#pragma once
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <string>
+
+#include "mori/platform/gpu_runtime.hpp"
+#include "tools/perf/perf_types.hpp"
+
+#if MORI_PERF_BACKEND_NVSHMEM
+#if !MORI_PLATFORM_NVIDIA
+#error "the NVSHMEM backend of mori-shmem-perf builds on NVIDIA only"
+#endif
+#include <nvshmem.h>
+#include <nvshmemx.h>
+#else
+#include "mori/shmem_device.h"
+#endif
+
+namespace mori::perf::backend {
+
+// ---- host ----------------------------------------------------------------------------------------
+
+#if MORI_PERF_BACKEND_NVSHMEM
+
+inline const char* name() { return "nvshmem"; }
+// Read after init: the library actually loaded, not the headers compiled against.
+inline std::string version() {
+  int major = 0, minor = 0, patch = 0;
+  nvshmemx_vendor_get_version_info(&major, &minor, &patch);
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+inline const char* heapSizeVariable() { return "NVSHMEM_SYMMETRIC_SIZE"; }
+
+// Before init: NVLink multicast stays off (NVSHMEM_DISABLE_NVLS=1; FACTS.md): set when unset, and
+// any other value is refused rather than overridden.
+inline bool prepareEnvironment(std::string* error) {
+  const char* v = getenv("NVSHMEM_DISABLE_NVLS");
+  if (!v) {
+    if (setenv("NVSHMEM_DISABLE_NVLS", "1", 1) == 0) return true;
+    *error = "setenv(NVSHMEM_DISABLE_NVLS=1) failed";
+    return false;
+  }
+  if (strcmp(v, "1") == 0) return true;
+  *error = std::string("NVSHMEM_DISABLE_NVLS=") + v + ": NVLink multicast must stay off here; set it to 1 or unset it";
+  return false;
+}
+
+// Returns 0 or the library's status; *what names the failing call.
+inline int initUniqueId(MPI_Comm comm, int rank, int nranks, const char** what) {
+  nvshmemx_uniqueid_t uid = NVSHMEMX_UNIQUEID_INITIALIZER;
+  if (rank == 0) {
+    const int s = nvshmemx_get_uniqueid(&uid);
+    if (s != 0) {
+      *what = "nvshmemx_get_uniqueid";
+      return s;
+    }
+  }
+  const int m = MPI_Bcast(&uid, sizeof(uid), MPI_BYTE, 0, comm);
+  if (m != MPI_SUCCESS) {
+    *what = "MPI_Bcast of the unique ID";
+    return m;
+  }
+  nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+  int s = nvshmemx_set_attr_uniqueid_args(rank, nranks, &uid, &attr);
+  if (s != 0) {
+    *what = "nvshmemx_set_attr_uniqueid_args";
+    return s;
+  }
+  s = nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
+  if (s != 0) *what = "nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID)";
+  return s;
+}
+inline void* malloc(size_t bytes) { return nvshmem_malloc(bytes); }
+inline void free(void* p) { nvshmem_free(p); }
+inline int myPe() { return nvshmem_my_pe(); }
+inline int nPes() { return nvshmem_n_pes(); }
+inline int barrierAll() {
+  nvshmem_barrier_all();
+  return 0;
+}
+inline int finalize() {
+  nvshmem_finalize();
+  return 0;
+}
+// NVSHMEM keeps no device-side error record: a failed kernel shows as the GPU runtime's error.
+inline bool deviceError(std::string*) { return false; }
+
+#else  // mori-shmem
+
+inline const char* name() { return "mori-shmem"; }
+inline std::string version() {
+  return std::to_string(MORI_SHMEM_VERSION_MAJOR) + "." + std::to_string(MORI_SHMEM_VERSION_MINOR) + "." +
+         std::to_string(MORI_SHMEM_VERSION_PATCH);
+}
+inline const char* heapSizeVariable() { return "MORI_SHMEM_HEAP_SIZE"; }
+
+// mori-shmem never uses NVLink multicast and needs no variable set before init.
+inline bool prepareEnvironment(std::string*) { return true; }
+
+inline int initUniqueId(MPI_Comm comm, int rank, int nranks, const char** what) {
+  mori_shmem_uniqueid_t uid = {};
+  if (rank == 0) {
+    const int s = mori_shmem_get_uniqueid(&uid);
+    if (s != 0) {
+      *what = "mori_shmem_get_uniqueid";
+      return s;
+    }
+  }
+  const int m = MPI_Bcast(&uid, sizeof(uid), MPI_BYTE, 0, comm);
+  if (m != MPI_SUCCESS) {
+    *what = "MPI_Bcast of the unique ID";
+    return m;
+  }
+  mori_shmem_init_attr_t attr = MORI_SHMEM_INIT_ATTR_INITIALIZER;
+  int s = mori_shmem_set_attr_uniqueid_args(rank, nranks, &uid, &attr);
+  if (s != 0) {
+    *what = "mori_shmem_set_attr_uniqueid_args";
+    return s;
+  }
+  s = mori_shmem_init_attr(MORI_SHMEM_INIT_WITH_UNIQUEID, &attr);
+  if (s != 0) *what = "mori_shmem_init_attr(MORI_SHMEM_INIT_WITH_UNIQUEID)";
+  return s;
+}
+inline void* malloc(size_t bytes) { return mori_shmem_malloc(bytes); }
+inline void free(void* p) { mori_shmem_free(p); }
+inline int myPe() { return mori_shmem_my_pe(); }
+inline int nPes() { return mori_shmem_n_pes(); }
+inline int barrierAll() { return mori_shmem_barrier_all(); }
+inline int finalize() { return mori_shmem_finalize(); }
+inline bool deviceError(std::string* text) {
+  char buf[512];
+  if (!mori_shmem_device_error(buf, sizeof(buf))) return false;
+  *text = buf;
+  return true;
+}
+
+#endif
+
+// ---- device --------------------------------------------------------------------------------------
+
+#define MORI_PERF_DEVICE __device__ __forceinline__
+
+#if MORI_PERF_BACKEND_NVSHMEM
+
+template <Scope S>
+MORI_PERF_DEVICE void putNbi(void* dst, const void* src, size_t bytes, int pe) {
+  if constexpr (S == Scope::Thread) nvshmem_putmem_nbi(dst, src, bytes, pe);
+  if constexpr (S == Scope::Warp) nvshmemx_putmem_nbi_warp(dst, src, bytes, pe);
+  if constexpr (S == Scope::Block) nvshmemx_putmem_nbi_block(dst, src, bytes, pe);
+}
+template <Scope S>
+MORI_PERF_DEVICE void getNbi(void* dst, const void* src, size_t bytes, int pe) {
+  if constexpr (S == Scope::Thread) nvshmem_getmem_nbi(dst, src, bytes, pe);
+  if constexpr (S == Scope::Warp) nvshmemx_getmem_nbi_warp(dst, src, bytes, pe);
+  if constexpr (S == Scope::Block) nvshmemx_getmem_nbi_block(dst, src, bytes, pe);
+}
+template <Scope S>
+MORI_PERF_DEVICE void get(void* dst, const void* src, size_t bytes, int pe) {
+  if constexpr (S == Scope::Thread) nvshmem_getmem(dst, src, bytes, pe);
+  if constexpr (S == Scope::Warp) nvshmemx_getmem_warp(dst, src, bytes, pe);
+  if constexpr (S == Scope::Block) nvshmemx_getmem_block(dst, src, bytes, pe);
+}
+template <Scope S>
+MORI_PERF_DEVICE void putSignalNbi(void* dst, const void* src, size_t bytes, uint64_t* sig, uint64_t value, int pe) {
+  if constexpr (S == Scope::Thread) nvshmem_putmem_signal_nbi(dst, src, bytes, sig, value, NVSHMEM_SIGNAL_SET, pe);
+  if constexpr (S == Scope::Warp) nvshmemx_putmem_signal_nbi_warp(dst, src, bytes, sig, value, NVSHMEM_SIGNAL_SET, pe);
+  if constexpr (S == Scope::Block)
+    nvshmemx_putmem_signal_nbi_block(dst, src, bytes, sig, value, NVSHMEM_SIGNAL_SET, pe);
+}
+MORI_PERF_DEVICE void p(uint64_t* dst, uint64_t value, int pe) { nvshmem_uint64_p(dst, value, pe); }
+MORI_PERF_DEVICE void signalSet(uint64_t* sig, uint64_t value, int pe) {
+  nvshmemx_signal_op(sig, value, NVSHMEM_SIGNAL_SET, pe);
+}
+MORI_PERF_DEVICE uint64_t signalWaitGe(uint64_t* sig, uint64_t value) {
+  return nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, value);
+}
+MORI_PERF_DEVICE void fence() { nvshmem_fence(); }
+MORI_PERF_DEVICE void quiet() { nvshmem_quiet(); }
+#define MORI_PERF_AMO(op) nvshmem_uint64_atomic_##op
+
+#else  // mori-shmem
+
+template <Scope S>
+MORI_PERF_DEVICE void putNbi(void* dst, const void* src, size_t bytes, int pe) {
+  if constexpr (S == Scope::Thread) mori_shmem_putmem_nbi_thread(dst, src, bytes, pe);
+  if constexpr (S == Scope::Warp) mori_shmem_putmem_nbi_warp(dst, src, bytes, pe);
+  if constexpr (S == Scope::Block) mori_shmem_putmem_nbi_block(dst, src, bytes, pe);
+}
+template <Scope S>
+MORI_PERF_DEVICE void getNbi(void* dst, const void* src, size_t bytes, int pe) {
+  if constexpr (S == Scope::Thread) mori_shmem_getmem_nbi_thread(dst, src, bytes, pe);
+  if constexpr (S == Scope::Warp) mori_shmem_getmem_nbi_warp(dst, src, bytes, pe);
+  if constexpr (S == Scope::Block) mori_shmem_getmem_nbi_block(dst, src, bytes, pe);
+}
+template <Scope S>
+MORI_PERF_DEVICE void get(void* dst, const void* src, size_t bytes, int pe) {
+  if constexpr (S == Scope::Thread) mori_shmem_getmem_thread(dst, src, bytes, pe);
+  if constexpr (S == Scope::Warp) mori_shmem_getmem_warp(dst, src, bytes, pe);
+  if constexpr (S == Scope::Block) mori_shmem_getmem_block(dst, src, bytes, pe);
+}
+template <Scope S>
+MORI_PERF_DEVICE void putSignalNbi(void* dst, const void* src, size_t bytes, uint64_t* sig, uint64_t value, int pe) {
+  if constexpr (S == Scope::Thread)
+    mori_shmem_putmem_signal_nbi_thread(dst, src, bytes, sig, value, MORI_SHMEM_SIGNAL_SET, pe);
+  if constexpr (S == Scope::Warp)
+    mori_shmem_putmem_signal_nbi_warp(dst, src, bytes, sig, value, MORI_SHMEM_SIGNAL_SET, pe);
+  if constexpr (S == Scope::Block)
+    mori_shmem_putmem_signal_nbi_block(dst, src, bytes, sig, value, MORI_SHMEM_SIGNAL_SET, pe);
+}
+MORI_PERF_DEVICE void p(uint64_t* dst, uint64_t value, int pe) { mori_shmem_uint64_p(dst, value, pe); }
+MORI_PERF_DEVICE void signalSet(uint64_t* sig, uint64_t value, int pe) {
+  mori_shmem_signal_op(sig, value, MORI_SHMEM_SIGNAL_SET, pe);
+}
+MORI_PERF_DEVICE uint64_t signalWaitGe(uint64_t* sig, uint64_t value) {
+  return mori_shmem_signal_wait_until(sig, MORI_SHMEM_CMP_GE, value);
+}
+MORI_PERF_DEVICE void fence() { mori_shmem_fence(); }
+MORI_PERF_DEVICE void quiet() { mori_shmem_quiet(); }
+#define MORI_PERF_AMO(op) mori_shmem_uint64_atomic_##op
+
+#endif
+
+// One uint64 atomic on pe's *dst; returns the old value for fetching operations, 0 otherwise.
+template <AtomicOp OP>
+MORI_PERF_DEVICE uint64_t amo(uint64_t* dst, uint64_t value, uint64_t cond, int pe) {
+  if constexpr (OP == AtomicOp::Inc) {
+    MORI_PERF_AMO(inc)(dst, pe);
+  } else if constexpr (OP == AtomicOp::FetchInc) {
+    return MORI_PERF_AMO(fetch_inc)(dst, pe);
+  } else if constexpr (OP == AtomicOp::Add) {
+    MORI_PERF_AMO(add)(dst, value, pe);
+  } else if constexpr (OP == AtomicOp::FetchAdd) {
+    return MORI_PERF_AMO(fetch_add)(dst, value, pe);
+  } else if constexpr (OP == AtomicOp::Set) {
+    MORI_PERF_AMO(set)(dst, value, pe);
+  } else if constexpr (OP == AtomicOp::Swap) {
+    return MORI_PERF_AMO(swap)(dst, value, pe);
+  } else if constexpr (OP == AtomicOp::CompareSwap) {
+    return MORI_PERF_AMO(compare_swap)(dst, cond, value, pe);
+  } else if constexpr (OP == AtomicOp::And) {
+    MORI_PERF_AMO (and)(dst, value, pe);
+  } else if constexpr (OP == AtomicOp::FetchAnd) {
+    return MORI_PERF_AMO(fetch_and)(dst, value, pe);
+  } else if constexpr (OP == AtomicOp::Or) {
+    MORI_PERF_AMO(or)(dst, value, pe);
+  } else if constexpr (OP == AtomicOp::FetchOr) {
+    return MORI_PERF_AMO(fetch_or)(dst, value, pe);
+  } else if constexpr (OP == AtomicOp::Xor) {
+    MORI_PERF_AMO (xor)(dst, value, pe);
+  } else if constexpr (OP == AtomicOp::FetchXor) {
+    return MORI_PERF_AMO(fetch_xor)(dst, value, pe);
+  } else {
+    static_assert(OP == AtomicOp::Fetch, "every AtomicOp has a call");
+    return MORI_PERF_AMO(fetch)(dst, pe);
+  }
+  return 0;
+}
+#undef MORI_PERF_AMO
+
+}  // namespace mori::perf::backend

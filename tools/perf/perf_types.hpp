@@ -1,0 +1,60 @@
+// Vocabulary of mori-shmem-perf shared by the host-only command line and report code and by the
+// GPU kernels: which test, which cooperation scope, which atomic operation. Plain enums, no
+// dependencies, so that device code and CPU unit tests can both include it.
+#pragma once
+
+// Functions that host code and GPU kernels both call.
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define MORI_PERF_HD __host__ __device__ inline
+#else
+#define MORI_PERF_HD inline
+#endif
+
+namespace mori::perf {
+
+// NVSHMEM perftest's point-to-point tests (perftest/device/pt-to-pt), plus shmem_init_time.
+enum class Test {
+  PutBw,
+  GetBw,
+  PutLatency,
+  GetLatency,
+  PBw,
+  PLatency,
+  AtomicBw,
+  AtomicLatency,
+  PutPingPongLatency,
+  PutSignalPingPongLatency,
+  InitTime
+};
+
+// How a test is driven and what it reports.
+enum class Kind {
+  Bandwidth,  // PE 0 (both with --bidir) runs a grid of -c x -t; GB/s and message rate
+  Latency,    // PE 0 runs one CTA; microseconds per iteration
+  PingPong,   // both PEs run one CTA; microseconds per round trip
+  Init        // time of the library's initialisation
+};
+
+// Who calls one device operation together: one thread, every lane of a wave (warp), or every
+// thread of a block.
+enum class Scope { Thread, Warp, Block };
+
+// The -a operations of shmem_atomic_bw / shmem_atomic_latency, on uint64_t.
+enum class AtomicOp {
+  Inc,
+  FetchInc,
+  Add,
+  FetchAdd,
+  Set,
+  Swap,
+  CompareSwap,
+  And,
+  FetchAnd,
+  Or,
+  FetchOr,
+  Xor,
+  FetchXor,
+  Fetch
+};
+
+}  // namespace mori::perf
