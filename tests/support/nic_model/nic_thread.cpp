@@ -2,6 +2,8 @@
 // the model kernel when one announces WQEs the model has not consumed; reports what the kernel
 // diagnosed. One kernel in flight at a time; it serves every QP and lingers until idle, so the
 // thread only looks at doorbells between kernels.
+#include <sys/prctl.h>
+
 #include <chrono>
 
 #include "mori/platform/clock.hpp"
@@ -64,6 +66,8 @@ uint32_t ModelDevice::sqModulus(uint32_t sqDepth) const {
 
 void ModelDevice::run() {
   using Clock = std::chrono::steady_clock;
+  // Short sleeps mean what they say (Linux pads them by 50 us by default).
+  (void)prctl(PR_SET_TIMERSLACK, 1000ul, 0ul, 0ul, 0ul);
   const hipError_t e = hipSetDevice(gpu_);
   if (e != hipSuccess) {
     std::lock_guard<std::mutex> lock(mu_);
