@@ -209,9 +209,10 @@ void typedCheck(const char* name, K kernel) {
   T* sym = static_cast<T*>(mori_shmem_malloc(sizeof(T) * (2 * kCount + kThreads)));
   ASSERT_NE(sym, nullptr);
   T* scalars = sym + 2 * kCount;
-  T *out = nullptr, *gathered = nullptr;
-  HIP_OK(hipMalloc(&out, sizeof(T) * kCount));
-  HIP_OK(hipMalloc(&gathered, sizeof(T) * kThreads));
+  // Get destinations are symmetric too, so the same test runs over RDMA (registered memory).
+  T* out = static_cast<T*>(mori_shmem_malloc(sizeof(T) * kCount));
+  T* gathered = static_cast<T*>(mori_shmem_malloc(sizeof(T) * kThreads));
+  ASSERT_TRUE(out && gathered);
   fillTyped<T><<<1, 256>>>(sym, kCount, 77, me);
   HIP_OK(hipDeviceSynchronize());
   ASSERT_EQ(mori_shmem_barrier_all(), 0);
@@ -233,8 +234,8 @@ void typedCheck(const char* name, K kernel) {
     bad += gat[i] != valueOf<T>(77, left, i);
   }
   EXPECT_TRUE(allTrue(bad == 0)) << name << ": " << bad << " wrong elements on PE " << me;
-  HIP_OK(hipFree(out));
-  HIP_OK(hipFree(gathered));
+  mori_shmem_free(gathered);
+  mori_shmem_free(out);
   mori_shmem_free(sym);
 }
 
