@@ -175,12 +175,16 @@ Status SymmetricMemory::attachSlot(uint32_t index, void* base, uint64_t size) {
   p2p::IpcExport mine{};
   Status local = p2p::exportRange(base, size, &mine);
   RemoteKey key{s.base, 0, 0};
-  if (ok(local) && ctx_.rdmaDevice()) {
-    local = ctx_.rdmaDevice()->registerMemory(base, size, &s.reg);
-    if (ok(local)) {
+  // Registration is collective for some devices (the NIC model): every PE calls it, whatever
+  // happened locally before; the verdict exchange below settles the outcome.
+  if (ctx_.rdmaDevice()) {
+    const Status reg = ctx_.rdmaDevice()->registerMemory(base, size, &s.reg);
+    if (ok(reg)) {
       s.registered = true;
       key.rkey = s.reg.rkey;
       key.registered = 1;
+    } else if (ok(local)) {
+      local = reg;
     }
   }
   std::vector<p2p::IpcExport> exports(n);
