@@ -17,9 +17,13 @@ namespace {
 constexpr size_t kWordsPerPe = 512 * 1024;  // 4 MiB contributed by each PE
 constexpr size_t kBytesPerPe = kWordsPerPe * sizeof(uint64_t);
 constexpr int kPutBlocks = 16;  // kWordsPerPe is a multiple: every block puts an equal slice
+// Kernels that call the device API use many registers; __launch_bounds__ makes the compiler fit
+// the block size we launch with (else such a launch can fail for lack of registers).
+constexpr int kPutThreads = 256;
+constexpr int kDeviceRoundThreads = 512;
 
 // Block b puts slice b of this PE's input into slot `me` of every PE's output.
-__global__ void allGatherPut(uint64_t* out, const uint64_t* in) {
+__global__ void __launch_bounds__(kPutThreads) allGatherPut(uint64_t* out, const uint64_t* in) {
   const int me = mori_shmem_my_pe(), n = mori_shmem_n_pes();
   const size_t slice = kWordsPerPe / gridDim.x, begin = blockIdx.x * slice;
   for (int k = 0; k < n; ++k) {
@@ -39,7 +43,7 @@ __global__ void checkGathered(const uint64_t* out, uint64_t round, int n, Mismat
 }
 
 // One block does the whole exchange and checks it: no host round trip between the steps.
-__global__ void allGatherOnDevice(uint64_t* out, const uint64_t* in, uint64_t round, Mismatches* bad) {
+__global__ void __launch_bounds__(kDeviceRoundThreads) allGatherOnDevice(uint64_t* out, const uint64_t* in, uint64_t round, Mismatches* bad) {
   const int me = mori_shmem_my_pe(), n = mori_shmem_n_pes();
   for (int k = 0; k < n; ++k) mori_shmem_putmem_nbi_block(out + me * kWordsPerPe, in, kBytesPerPe, (me + k) % n);
   // Quiet (this PE's puts are delivered), then wait until every PE got that far: every slot of
@@ -74,7 +78,7 @@ int main() {
   // Round 0: puts by many blocks, host barrier, separate check.
   fillPattern<<<64, 256>>>(in, kWordsPerPe, 0, me);
   CHECK_HIP(hipGetLastError());
-  allGatherPut<<<kPutBlocks, 256>>>(out, in);
+  allGatherPut<<<kPutBlocks, kPutThreads>>>(out, in);
   CHECK_HIP(hipGetLastError());
   CHECK_SHMEM(mori_shmem_barrier_all());  // waits for this GPU, then for every PE
   checkGathered<<<64, 256>>>(out, 0, n, badHost);
@@ -85,7 +89,7 @@ int main() {
   // Round 1: the whole collective in one kernel.
   fillPattern<<<64, 256>>>(in, kWordsPerPe, 1, me);
   CHECK_HIP(hipGetLastError());
-  allGatherOnDevice<<<1, 1024>>>(out, in, 1, badDevice);
+  allGatherOnDevice<<<1, kDeviceRoundThreads>>>(out, in, 1, badDevice);
   CHECK_HIP(hipGetLastError());
   CHECK_HIP(hipDeviceSynchronize());
 

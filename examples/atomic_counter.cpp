@@ -19,8 +19,11 @@ constexpr int kBlocks = 64;
 constexpr int kThreads = 256;
 constexpr int kTicketsPerThread = 4;
 constexpr size_t kTicketsPerPe = static_cast<size_t>(kBlocks) * kThreads * kTicketsPerThread;
+// Kernels that call the device API use many registers; __launch_bounds__ makes the compiler fit
+// the block size we launch with (else such a launch can fail for lack of registers).
+constexpr int kSendThreads = 512;
 
-__global__ void takeTickets(uint64_t* counter, uint64_t* tickets) {
+__global__ void __launch_bounds__(kThreads) takeTickets(uint64_t* counter, uint64_t* tickets) {
   const size_t thread = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   const size_t threads = static_cast<size_t>(gridDim.x) * blockDim.x;
   for (int k = 0; k < kTicketsPerThread; ++k)
@@ -28,7 +31,7 @@ __global__ void takeTickets(uint64_t* counter, uint64_t* tickets) {
 }
 
 // One block copies this PE's tickets into its slot of PE 0's `gathered`.
-__global__ void sendTicketsToPe0(uint64_t* gathered, const uint64_t* tickets) {
+__global__ void __launch_bounds__(kSendThreads) sendTicketsToPe0(uint64_t* gathered, const uint64_t* tickets) {
   const int me = mori_shmem_my_pe();
   mori_shmem_putmem_nbi_block(gathered + me * kTicketsPerPe, tickets, kTicketsPerPe * sizeof(uint64_t), 0);
   mori_shmem_quiet_block();
@@ -75,7 +78,7 @@ int main() {
 
   takeTickets<<<kBlocks, kThreads>>>(counter, tickets);
   CHECK_HIP(hipGetLastError());
-  sendTicketsToPe0<<<1, 1024>>>(gathered, tickets);
+  sendTicketsToPe0<<<1, kSendThreads>>>(gathered, tickets);
   CHECK_HIP(hipGetLastError());
   CHECK_SHMEM(mori_shmem_barrier_all());  // every PE's tickets have reached PE 0
 

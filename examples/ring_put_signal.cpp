@@ -15,10 +15,13 @@ constexpr int kRounds = 8;
 constexpr size_t kWords = 64 * 1024;  // 512 KiB per message
 constexpr size_t kBytes = kWords * sizeof(uint64_t);
 constexpr uint64_t kSeed = 7;
+// Kernels that call the device API use many registers; __launch_bounds__ makes the compiler fit
+// the block size we launch with (else a 512-thread launch can fail for lack of registers).
+constexpr int kThreads = 512;
 
 // One block per PE. `slots` holds one message per round, so round r's slot is written exactly
 // once and never reused: no flow control is needed between neighbours.
-__global__ void ring(uint64_t* slots, const uint64_t* own, uint64_t* signal, Mismatches* bad) {
+__global__ void __launch_bounds__(kThreads) ring(uint64_t* slots, const uint64_t* own, uint64_t* signal, Mismatches* bad) {
   const int me = mori_shmem_my_pe(), n = mori_shmem_n_pes();
   const int right = (me + 1) % n;
   for (int r = 0; r < kRounds; ++r) {
@@ -60,7 +63,7 @@ int main() {
   // Every PE's message and zeroed signal must be in place before any PE sends.
   CHECK_SHMEM(mori_shmem_barrier_all());
 
-  ring<<<1, 512>>>(slots, own, signal, bad);
+  ring<<<1, kThreads>>>(slots, own, signal, bad);
   CHECK_HIP(hipGetLastError());
   CHECK_HIP(hipDeviceSynchronize());
 

@@ -76,6 +76,27 @@ cmake "${cfg[@]}"
 cmake --build "$build" -j "${JOBS:-2}"
 archs=$(sed -n 's/^set(MORI_SHMEM_GPU_ARCHS "\(.*\)")$/\1/p' "$config")
 
+# AMD: the clang-offload-bundler of the clang that hipcc drives (other LLVM versions may be
+# installed, with other options): hipcc's InstalledDir, then Debian's llvm-<major>, then PATH.
+bundler=""
+if [[ $platform == amd ]]; then
+  hipcc_version=$("${HIPCC:-hipcc}" --version 2>/dev/null || true)
+  installed_dir=$(sed -n 's/^InstalledDir: //p' <<<"$hipcc_version")
+  clang_major=$(sed -n 's/.*clang version \([0-9]*\).*/\1/p' <<<"$hipcc_version")
+  for candidate in "$installed_dir/clang-offload-bundler" "/usr/lib/llvm-$clang_major/bin/clang-offload-bundler" \
+    "$(command -v clang-offload-bundler || true)"; do
+    if [[ -x $candidate && ! -d $candidate ]]; then
+      bundler=$candidate
+      break
+    fi
+  done
+  if [[ -n $bundler ]]; then
+    pass "unbundling AMD GPU code with $bundler (clang $clang_major)"
+  else
+    fail "no clang-offload-bundler for hipcc's clang $clang_major (looked in '$installed_dir', llvm-$clang_major, PATH)"
+  fi
+fi
+
 # Prints the demangled symbol table of every GPU code object embedded in program $1.
 device_symbols() {
   local exe=$1 out=$work/device/$(basename "$1")
@@ -94,17 +115,8 @@ EOF
     for f in "$out"/cubin*.elf; do readelf -sW "$f" | c++filt; done
   else
     objcopy -O binary --only-section=.hip_fatbin "$exe" "$out/fatbin" || return 1
-    local bundler="" candidate
-    for candidate in "$(command -v clang-offload-bundler || true)" /opt/rocm/llvm/bin/clang-offload-bundler \
-      /usr/lib/llvm-*/bin/clang-offload-bundler; do
-      if [[ -n $candidate && -x $candidate ]]; then
-        bundler=$candidate
-        break
-      fi
-    done
-    [[ -n $bundler ]] || { echo "clang-offload-bundler not found" >&2; return 1; }
     local arch target bundles
-    bundles=$("$bundler" --list --type=o --input="$out/fatbin")
+    bundles=$("$bundler" --list --type=o --input="$out/fatbin") || return 1
     for arch in ${archs//;/ }; do
       target=$(grep -E -- "-${arch}(:|$)" <<<"$bundles" || true)
       target=${target%%$'\n'*}
@@ -112,7 +124,7 @@ EOF
         echo "TARGET-MISSING $arch"
         continue
       fi
-      "$bundler" --unbundle --type=o --input="$out/fatbin" --targets="$target" --output="$out/$arch.co"
+      "$bundler" --unbundle --type=o --input="$out/fatbin" --targets="$target" --output="$out/$arch.co" || return 1
       echo "TARGET $arch"
       readelf -sW "$out/$arch.co" | c++filt
     done
