@@ -17,8 +17,10 @@ __global__ void pBwKernel(uint64_t* __restrict__ dst, const uint64_t* __restrict
                           int iters) {
   const size_t tid = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   const size_t threads = gridDim.x * static_cast<size_t>(blockDim.x);
-  for (int i = 0; i < iters; ++i)
+  for (int i = 0; i < iters; ++i) {
     for (size_t j = tid; j < words; j += threads) backend::p(dst + j, src[j], peer);
+    iterationBoundary();
+  }
   scopeQuiet<Scope::Block>();
 }
 

@@ -24,6 +24,7 @@ __global__ void rmaBwKernel(uint8_t* dst, const uint8_t* src, size_t bytes, int 
         backend::getNbi<S>(dst + begin, src + begin, len, peer);
       else
         backend::putNbi<S>(dst + begin, src + begin, len, peer);
+      iterationBoundary();
     }
   }
   scopeQuiet<Scope::Block>();
@@ -34,6 +35,7 @@ __global__ void rmaLatencyKernel(uint8_t* dst, const uint8_t* src, size_t bytes,
   for (int i = 0; i < iters; ++i) {
     if constexpr (GET) {
       backend::get<S>(dst, src, bytes, peer);
+      iterationBoundary();
     } else {
       backend::putNbi<S>(dst, src, bytes, peer);
       scopeQuiet<S>();

@@ -12,6 +12,11 @@
 
 namespace mori::perf {
 
+// Keeps each timed iteration a real one: the compiler may not merge or hoist the memory accesses of
+// one iteration into another (identical iterations of plain loads and stores otherwise could be).
+// No instruction is emitted.
+MORI_PERF_DEVICE void iterationBoundary() { asm volatile("" ::: "memory"); }
+
 // ---- scopes ------------------------------------------------------------------------------------
 
 template <Scope S>
