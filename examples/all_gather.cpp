@@ -43,7 +43,8 @@ __global__ void checkGathered(const uint64_t* out, uint64_t round, int n, Mismat
 }
 
 // One block does the whole exchange and checks it: no host round trip between the steps.
-__global__ void __launch_bounds__(kDeviceRoundThreads) allGatherOnDevice(uint64_t* out, const uint64_t* in, uint64_t round, Mismatches* bad) {
+__global__ void __launch_bounds__(kDeviceRoundThreads)
+    allGatherOnDevice(uint64_t* out, const uint64_t* in, uint64_t round, Mismatches* bad) {
   const int me = mori_shmem_my_pe(), n = mori_shmem_n_pes();
   for (int k = 0; k < n; ++k) mori_shmem_putmem_nbi_block(out + me * kWordsPerPe, in, kBytesPerPe, (me + k) % n);
   // Quiet (this PE's puts are delivered), then wait until every PE got that far: every slot of

@@ -71,7 +71,7 @@ int main() {
   const int me = mori_shmem_my_pe(), n = mori_shmem_n_pes();
   const uint64_t total = static_cast<uint64_t>(n) * kTicketsPerPe;
 
-  uint64_t* counter = symmetricAlloc<uint64_t>(1, true);  // only PE 0's copy is used
+  uint64_t* counter = symmetricAlloc<uint64_t>(1, true);               // only PE 0's copy is used
   uint64_t* tickets = symmetricAlloc<uint64_t>(kTicketsPerPe, false);  // symmetric: RDMA peers read it
   uint64_t* gathered = symmetricAlloc<uint64_t>(total, false);         // only PE 0's copy is used
   CHECK_SHMEM(mori_shmem_barrier_all());  // PE 0's counter is zero before anyone takes a ticket

@@ -24,21 +24,20 @@ inline void dieOnGpuError(hipError_t e, const char* call, const char* file, int 
   exit(1);
 }
 
-#define CHECK_HIP(call)                                               \
-  do {                                                                \
-    hipError_t e_ = (call);                                           \
+#define CHECK_HIP(call)                                                 \
+  do {                                                                  \
+    hipError_t e_ = (call);                                             \
     if (e_ != hipSuccess) dieOnGpuError(e_, #call, __FILE__, __LINE__); \
   } while (0)
 
 // mori-shmem host calls return 0 or a negative mori_shmem_status_t; the library has logged why.
-#define CHECK_SHMEM(call)                                                                                \
-  do {                                                                                                   \
-    int s_ = (call);                                                                                     \
-    if (s_ != MORI_SHMEM_SUCCESS) {                                                                      \
-      fprintf(stderr, "%s:%d: %s failed with status %d (mori_shmem_status_t)\n", __FILE__, __LINE__, #call, \
-              s_);                                                                                       \
-      exit(1);                                                                                           \
-    }                                                                                                    \
+#define CHECK_SHMEM(call)                                                                                        \
+  do {                                                                                                           \
+    int s_ = (call);                                                                                             \
+    if (s_ != MORI_SHMEM_SUCCESS) {                                                                              \
+      fprintf(stderr, "%s:%d: %s failed with status %d (mori_shmem_status_t)\n", __FILE__, __LINE__, #call, s_); \
+      exit(1);                                                                                                   \
+    }                                                                                                            \
   } while (0)
 
 // Symmetric allocation (collective) that stops the program when the heap cannot serve it.

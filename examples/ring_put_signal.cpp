@@ -21,7 +21,8 @@ constexpr int kThreads = 512;
 
 // One block per PE. `slots` holds one message per round, so round r's slot is written exactly
 // once and never reused: no flow control is needed between neighbours.
-__global__ void __launch_bounds__(kThreads) ring(uint64_t* slots, const uint64_t* own, uint64_t* signal, Mismatches* bad) {
+__global__ void __launch_bounds__(kThreads)
+    ring(uint64_t* slots, const uint64_t* own, uint64_t* signal, Mismatches* bad) {
   const int me = mori_shmem_my_pe(), n = mori_shmem_n_pes();
   const int right = (me + 1) % n;
   for (int r = 0; r < kRounds; ++r) {

@@ -242,7 +242,8 @@ PYBIND11_MODULE(_C, m) {
           py::gil_scoped_release nogil;
           p = mori_shmem_malloc(size);
         }
-        if (!p && size != 0) throw Error("mori_shmem.malloc(" + std::to_string(size) + ") failed; the log above says why");
+        if (!p && size != 0)
+          throw Error("mori_shmem.malloc(" + std::to_string(size) + ") failed; the log above says why");
         return toAddress(p);
       },
       py::arg("size"), "Collective: same size on every PE. Returns the device address (0 for size 0).");
