@@ -67,7 +67,7 @@ MORI_API int mori_shmem_init_attr(unsigned int flags, mori_shmem_init_attr_t* at
   return code(Runtime::initialize(kinds, attr));
 }
 
-MORI_API int mori_shmem_initialized(void) { return Runtime::get("") ? 1 : 0; }
+MORI_API int mori_shmem_initialized(void) { return Runtime::current() ? 1 : 0; }
 
 MORI_API int mori_shmem_finalize(void) { return code(Runtime::finalize()); }
 

@@ -17,7 +17,7 @@ std::mutex& runtimeMutex() {
   static std::mutex m;
   return m;
 }
-Runtime*& current() {
+Runtime*& currentSlot() {
   static Runtime* r = nullptr;
   return r;
 }
@@ -86,18 +86,20 @@ void formatDeviceError(const DeviceErrorRecord& r, char* buf, size_t len) {
   }
 }
 
+Runtime* Runtime::current() { return currentSlot(); }
+
 Runtime* Runtime::get(const char* call) {
-  Runtime* r = current();
+  Runtime* r = currentSlot();
   if (!r) MORI_LOG_ERROR(log::kInit, "%s called before mori_shmem_init (or after mori_shmem_finalize)", call);
   return r;
 }
 
 Status Runtime::initialize(unsigned flags, const mori_shmem_init_attr_t* attr) {
   std::lock_guard<std::mutex> lock(runtimeMutex());
-  if (current()) return MORI_FAIL(Status::InvalidUsage, log::kInit, "mori_shmem_init: already initialised");
+  if (currentSlot()) return MORI_FAIL(Status::InvalidUsage, log::kInit, "mori_shmem_init: already initialised");
   std::unique_ptr<Runtime> r(new Runtime);
   MORI_TRY(r->start(flags, attr));
-  current() = r.release();
+  currentSlot() = r.release();
   return Status::Success;
 }
 
@@ -218,12 +220,12 @@ Runtime::~Runtime() {
 
 Status Runtime::finalize() {
   std::lock_guard<std::mutex> lock(runtimeMutex());
-  Runtime* r = current();
+  Runtime* r = currentSlot();
   if (!r) return MORI_FAIL(Status::InvalidUsage, log::kInit, "mori_shmem_finalize: not initialised");
   // No WQE may still be in flight into memory that is about to be freed, on any PE.
   Status s = r->quietAll();
   if (ok(s)) s = r->boot_->barrier();
-  current() = nullptr;
+  currentSlot() = nullptr;
   delete r;
   log::setPe(-1);
   return s;

@@ -18,6 +18,8 @@ class Runtime {
  public:
   // The live runtime, or null (logging that `call` needs init) when not initialised.
   static Runtime* get(const char* call);
+  // The live runtime or null, silently.
+  static Runtime* current();
   static Status initialize(unsigned flags, const mori_shmem_init_attr_t* attr);
   static Status finalize();
 
