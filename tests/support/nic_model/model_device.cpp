@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "mori/platform/wave.hpp"
 #include "src/common/gpu_check.hpp"
 #include "tests/support/nic_model/model_endpoint.hpp"
 #include "tests/support/nic_model/model_kernel.hpp"
@@ -73,6 +74,9 @@ Status ModelDevice::init() {
   qpCapacity_ = static_cast<uint32_t>(nPes_) * 64;
   keyCapacity_ = static_cast<uint32_t>(nPes_ + 1) * 128 + qpCapacity_;
   MORI_HIP_TRY(hipMalloc(&qpsDev_, sizeof(ModelQp) * qpCapacity_), log::kRdma);
+  // One staging area per QP warp (a launch never has more warps than QPs, rounded to blocks).
+  const size_t stagingWarps = (qpCapacity_ + kBlockThreads - 1) / kBlockThreads * kBlockThreads;
+  MORI_HIP_TRY(hipMalloc(&stagingDev_, stagingWarps * gpu::kMaxWaveSize * kMaxSlotBytes), log::kRdma);
   MORI_HIP_TRY(hipMalloc(&progressDev_, sizeof(ModelQpProgress) * qpCapacity_), log::kRdma);
   MORI_HIP_TRY(hipMalloc(&keysDev_, sizeof(KeyEntry) * keyCapacity_), log::kRdma);
   MORI_HIP_TRY(hipMalloc(&sharedDev_, sizeof(ModelShared)), log::kRdma);
@@ -118,6 +122,7 @@ ModelDevice::~ModelDevice() {
   for (auto& r : regs_) closeRegion(&r.second.copies);
   regs_.clear();
   if (qpsDev_) (void)hipFree(qpsDev_);
+  if (stagingDev_) (void)hipFree(stagingDev_);
   if (progressDev_) (void)hipFree(progressDev_);
   if (keysDev_) (void)hipFree(keysDev_);
   if (sharedDev_) (void)hipFree(sharedDev_);

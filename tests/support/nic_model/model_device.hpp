@@ -128,6 +128,7 @@ class ModelDevice final : public rdma::Device {
   ModelQpProgress* progressDev_ = nullptr;
   KeyEntry* keysDev_ = nullptr;
   ModelShared* sharedDev_ = nullptr;
+  uint8_t* stagingDev_ = nullptr;
   uint32_t qpCapacity_ = 0, keyCapacity_ = 0;
 
   // Guarded by mu_.

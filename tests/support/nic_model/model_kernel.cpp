@@ -209,7 +209,6 @@ __device__ bool serveQp(const ModelLaunch& p, uint32_t qi, uint8_t* staging, Lan
 
 template <class N>
 __global__ void __launch_bounds__(kBlockThreads) modelKernel(ModelLaunch p) {
-  extern __shared__ uint4 stagingArea[];
   const int width = gpu::waveSize();
   const int lane = gpu::laneId();
   const uint32_t warpsPerBlock = blockDim.x / static_cast<uint32_t>(width);
@@ -219,7 +218,8 @@ __global__ void __launch_bounds__(kBlockThreads) modelKernel(ModelLaunch p) {
   if (warp >= p.numQps) return;
   // Blocks are whole warps (kBlockThreads is a multiple of every wave size).
   const LaneMask all = width == 64 ? ~LaneMask{0} : (LaneMask{1} << width) - 1;
-  uint8_t* staging = reinterpret_cast<uint8_t*>(stagingArea) + static_cast<size_t>(warpInBlock) * width * kMaxSlotBytes;
+  (void)warpInBlock;
+  uint8_t* staging = p.staging + static_cast<size_t>(warp) * gpu::kMaxWaveSize * kMaxSlotBytes;
   uint64_t lastWork = gpu::wallClock();
   for (uint32_t round = 1;; ++round) {
     bool did = false;
@@ -247,7 +247,7 @@ __global__ void __launch_bounds__(kBlockThreads) modelKernel(ModelLaunch p) {
 
 template <class N>
 hipError_t launchFor(const ModelLaunch& p, uint32_t blocks, hipStream_t stream) {
-  modelKernel<N><<<blocks, kBlockThreads, kBlockThreads * kMaxSlotBytes, stream>>>(p);
+  modelKernel<N><<<blocks, kBlockThreads, 0, stream>>>(p);
   return hipGetLastError();
 }
 

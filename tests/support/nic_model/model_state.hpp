@@ -138,6 +138,10 @@ struct ModelLaunch {
   const KeyEntry* keys;       // [numKeys]
   ModelControl* control;      // device pointer of the host-mapped block
   ModelShared* shared;
+  // WQE staging, kMaxWaveSize * kMaxSlotBytes bytes per QP warp, in device memory: a kernel that
+  // needs shared memory cannot join SMs whose carveout the application's kernels already set
+  // (seen on the H200s: with one application block on every SM the model never ran).
+  uint8_t* staging;
   uint32_t numQps;
   uint32_t numKeys;
   uint32_t generation;  // ModelControl::generation at launch

@@ -150,6 +150,7 @@ void ModelDevice::launchLocked() {
   p.keys = keysDev_;
   p.control = static_cast<ModelControl*>(control_.device());
   p.shared = sharedDev_;
+  p.staging = stagingDev_;
   p.numQps = static_cast<uint32_t>(qps_.size());
   p.numKeys = static_cast<uint32_t>(keys_.size());
   p.generation = generation_;

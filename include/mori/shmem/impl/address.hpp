@@ -54,16 +54,18 @@ MORI_DEVICE_INLINE const Region* localRegion(const GpuStates& s, const void* p) 
   return findRegisteredRegion(s, addr);
 }
 
-MORI_DEVICE_INLINE Transport transportTo(const GpuStates& s, int pe) { return static_cast<Transport>(s.transport[pe]); }
+MORI_DEVICE_INLINE Transport transportTo(const GpuStates& s, int pe) {
+  return static_cast<Transport>(gpu::loadReadOnly(s.transport + pe));
+}
 
 // `p` (a local symmetric address in `r`) on `pe`, addressable by load/store from this PE.
 template <typename T>
 MORI_DEVICE_INLINE T* p2pAddress(const Region& r, int pe, T* p) {
-  return reinterpret_cast<T*>(r.peers[pe].p2pBase + (reinterpret_cast<uint64_t>(p) - r.base));
+  return reinterpret_cast<T*>(gpu::loadReadOnly(&r.peers[pe].p2pBase) + (reinterpret_cast<uint64_t>(p) - r.base));
 }
 // `p` on `pe` as the peer's own virtual address (RDMA remote address).
 MORI_DEVICE_INLINE uint64_t remoteAddress(const Region& r, int pe, const void* p) {
-  return r.peers[pe].remoteBase + (reinterpret_cast<uint64_t>(p) - r.base);
+  return gpu::loadReadOnly(&r.peers[pe].remoteBase) + (reinterpret_cast<uint64_t>(p) - r.base);
 }
 
 }  // namespace mori::shmem::impl

@@ -1,5 +1,5 @@
 // Cooperative copy used by P2P put and get: 16-byte vector loads/stores when source and
-// destination share 16-byte alignment (head and tail bytes handled separately), else the widest
+// destination share 16-byte alignment (head and tail handled separately), else the widest
 // common element. Each thread keeps 4 vectors in flight before storing: one 16-byte access per
 // thread at a time cannot cover NVLink latency (FACTS.md: 1 CTA of 1024 threads reaches 38 GB/s
 // against 367 GB/s with enough CTAs and loads in flight).
@@ -28,38 +28,52 @@ MORI_DEVICE_INLINE void copyElements(T* __restrict__ dst, const T* __restrict__ 
   for (; i < n; i += stride) dst[i] = src[i];
 }
 
+// A piece shorter than 16 bytes (head, tail, whole small message), copied by one thread with
+// the widest accesses the pointers' alignment allows: an 8-byte put is one 8-byte store, not
+// eight byte stores (byte stores tripled the P2P put + quiet latency on the H200s).
+MORI_DEVICE_INLINE void copySmall(char* dst, const char* src, size_t n) {
+  while (n) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src);
+    if (n >= 8 && (a & 7) == 0) {
+      *reinterpret_cast<uint64_t*>(dst) = *reinterpret_cast<const uint64_t*>(src);
+      dst += 8, src += 8, n -= 8;
+    } else if (n >= 4 && (a & 3) == 0) {
+      *reinterpret_cast<uint32_t*>(dst) = *reinterpret_cast<const uint32_t*>(src);
+      dst += 4, src += 4, n -= 4;
+    } else if (n >= 2 && (a & 1) == 0) {
+      *reinterpret_cast<uint16_t*>(dst) = *reinterpret_cast<const uint16_t*>(src);
+      dst += 2, src += 2, n -= 2;
+    } else {
+      *dst++ = *src++;
+      --n;
+    }
+  }
+}
+
 // Copies `bytes` from src to dst using the threads rank in [0, size). No ordering is implied.
+// Bulk data moves in the widest element both pointers share (16 bytes when they are mutually
+// 16-byte aligned); the unaligned head and the tail go through copySmall on two threads.
 MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, int rank, int size) {
   char* dst = static_cast<char*>(dstv);
   const char* src = static_cast<const char*>(srcv);
   const uintptr_t d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
-  const uintptr_t mis = (d ^ s);
-  if ((mis & 15) == 0) {
-    size_t head = (16 - (d & 15)) & 15;
-    if (head > bytes) head = bytes;
-    copyElements(dst, src, head, rank, size);
-    const size_t body = (bytes - head) / 16;
-    copyElements(reinterpret_cast<uint4*>(dst + head), reinterpret_cast<const uint4*>(src + head), body, rank, size);
-    const size_t done = head + body * 16, tail = bytes - done;
-    copyElements(dst + done, src + done, tail, rank, size);
-    return;
-  }
-  // Mutually misaligned: the widest element both pointers can share.
-  const int width = (mis & 7) == 0 ? 8 : (mis & 3) == 0 ? 4 : (mis & 1) == 0 ? 2 : 1;
+  const uintptr_t mis = d ^ s;
+  const size_t width = (mis & 15) == 0 ? 16 : (mis & 7) == 0 ? 8 : (mis & 3) == 0 ? 4 : (mis & 1) == 0 ? 2 : 1;
   size_t head = (width - (d & (width - 1))) & (width - 1);
   if (head > bytes) head = bytes;
-  copyElements(dst, src, head, rank, size);
   const size_t n = (bytes - head) / width;
+  const size_t done = head + n * width, tail = bytes - done;
+  if (head && rank == 0) copySmall(dst, src, head);
+  if (tail && rank == (size > 1 ? 1 : 0)) copySmall(dst + done, src + done, tail);
   char* db = dst + head;
   const char* sb = src + head;
   switch (width) {
+    case 16: copyElements(reinterpret_cast<uint4*>(db), reinterpret_cast<const uint4*>(sb), n, rank, size); break;
     case 8: copyElements(reinterpret_cast<uint64_t*>(db), reinterpret_cast<const uint64_t*>(sb), n, rank, size); break;
     case 4: copyElements(reinterpret_cast<uint32_t*>(db), reinterpret_cast<const uint32_t*>(sb), n, rank, size); break;
     case 2: copyElements(reinterpret_cast<uint16_t*>(db), reinterpret_cast<const uint16_t*>(sb), n, rank, size); break;
     default: copyElements(db, sb, n, rank, size); break;
   }
-  const size_t done = head + n * width, tail = bytes - done;
-  copyElements(dst + done, src + done, tail, rank, size);
 }
 
 }  // namespace mori::shmem::impl

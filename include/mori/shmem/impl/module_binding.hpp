@@ -26,7 +26,9 @@ void mori_shmemi_unregister_module(mori_shmemi_module_binder_t bind);
 namespace mori::shmem::impl {
 namespace {  // one of each per module, by design
 
-__constant__ GpuStates moduleStates;
+// `static` as well as unnamed: clang 15 (ROCm) otherwise drops the variable and folds its loads
+// to zero, so every AMD kernel would trap as "not bound".
+static __constant__ GpuStates moduleStates;
 
 int bindModuleStates(const void* states, size_t bytes) {
   return static_cast<int>(hipMemcpyToSymbol(HIP_SYMBOL(moduleStates), states, bytes, 0, hipMemcpyHostToDevice));
