@@ -22,7 +22,7 @@ constexpr uint64_t kSinkMagic = 0x73696e6b73696e6bull;
 constexpr uint64_t kGuardWord = 0x6775617264677561ull;
 
 template <AtomicOp OP>
-__global__ void atomicBwKernel(uint64_t* dst, size_t words, int peer, uint64_t base, int iters, uint64_t* sink) {
+MORI_PERF_KERNEL void atomicBwKernel(uint64_t* dst, size_t words, int peer, uint64_t base, int iters, uint64_t* sink) {
   const size_t tid = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   const size_t threads = gridDim.x * static_cast<size_t>(blockDim.x);
   uint64_t fetched = 0;
@@ -36,7 +36,8 @@ __global__ void atomicBwKernel(uint64_t* dst, size_t words, int peer, uint64_t b
 }
 
 template <AtomicOp OP>
-__global__ void atomicLatencyKernel(uint64_t* dst, size_t words, int peer, uint64_t base, int iters, uint64_t* sink) {
+MORI_PERF_KERNEL void atomicLatencyKernel(uint64_t* dst, size_t words, int peer, uint64_t base, int iters,
+                                          uint64_t* sink) {
   uint64_t fetched = 0;
   for (int i = 0; i < iters; ++i) {
     const uint64_t k = base + static_cast<uint64_t>(i);
@@ -49,8 +50,8 @@ __global__ void atomicLatencyKernel(uint64_t* dst, size_t words, int peer, uint6
 
 // Operation number k once more on every word; counts fetched values that differ from `expected`.
 template <AtomicOp OP>
-__global__ void atomicFetchCheckKernel(uint64_t* dst, size_t words, int peer, uint64_t k, uint64_t expected,
-                                       unsigned long long* bad) {
+MORI_PERF_KERNEL void atomicFetchCheckKernel(uint64_t* dst, size_t words, int peer, uint64_t k, uint64_t expected,
+                                             unsigned long long* bad) {
   const size_t tid = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   const size_t threads = gridDim.x * static_cast<size_t>(blockDim.x);
   unsigned long long mine = 0;

@@ -13,8 +13,8 @@
 namespace mori::perf {
 namespace {
 
-__global__ void pBwKernel(uint64_t* __restrict__ dst, const uint64_t* __restrict__ src, size_t words, int peer,
-                          int iters) {
+MORI_PERF_KERNEL void pBwKernel(uint64_t* __restrict__ dst, const uint64_t* __restrict__ src, size_t words, int peer,
+                                int iters) {
   const size_t tid = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   const size_t threads = gridDim.x * static_cast<size_t>(blockDim.x);
   for (int i = 0; i < iters; ++i) {
@@ -24,8 +24,8 @@ __global__ void pBwKernel(uint64_t* __restrict__ dst, const uint64_t* __restrict
   scopeQuiet<Scope::Block>();
 }
 
-__global__ void pLatencyKernel(uint64_t* __restrict__ dst, const uint64_t* __restrict__ src, size_t words, int peer,
-                               int iters) {
+MORI_PERF_KERNEL void pLatencyKernel(uint64_t* __restrict__ dst, const uint64_t* __restrict__ src, size_t words,
+                                     int peer, int iters) {
   for (int i = 0; i < iters; ++i) {
     for (size_t j = threadIdx.x; j < words; j += blockDim.x) backend::p(dst + j, src[j], peer);
     scopeQuiet<Scope::Block>();

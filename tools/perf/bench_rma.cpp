@@ -15,7 +15,7 @@ namespace mori::perf {
 namespace {
 
 template <Scope S, bool GET>
-__global__ void rmaBwKernel(uint8_t* dst, const uint8_t* src, size_t bytes, int peer, int iters) {
+MORI_PERF_KERNEL void rmaBwKernel(uint8_t* dst, const uint8_t* src, size_t bytes, int peer, int iters) {
   size_t begin, len;
   unitShare(bytes, scopeUnits<S>(), scopeUnit<S>(), &begin, &len);
   if (len) {  // the same for every thread of a scope instance
@@ -31,7 +31,7 @@ __global__ void rmaBwKernel(uint8_t* dst, const uint8_t* src, size_t bytes, int 
 }
 
 template <Scope S, bool GET>
-__global__ void rmaLatencyKernel(uint8_t* dst, const uint8_t* src, size_t bytes, int peer, int iters) {
+MORI_PERF_KERNEL void rmaLatencyKernel(uint8_t* dst, const uint8_t* src, size_t bytes, int peer, int iters) {
   for (int i = 0; i < iters; ++i) {
     if constexpr (GET) {
       backend::get<S>(dst, src, bytes, peer);

@@ -12,6 +12,11 @@
 
 namespace mori::perf {
 
+// Benchmark kernels run with up to 1024 threads per CTA (-t 1024): the compiler must keep them
+// within 64 registers per thread (65536 / 1024), or such a launch fails for lack of registers
+// (the device API is inlined, RDMA path included).
+#define MORI_PERF_KERNEL __global__ __launch_bounds__(1024)
+
 // Keeps each timed iteration a real one: the compiler may not merge or hoist the memory accesses of
 // one iteration into another (identical iterations of plain loads and stores otherwise could be).
 // No instruction is emitted.
