@@ -6,6 +6,9 @@
 // PE 0 drives (both PEs with --bidir, whose figure is the sum of the two directions).
 // Latency: one CTA of 1 thread / 1 wave / -t threads; each iteration is putmem_nbi_<scope> + quiet
 // (put) or a blocking getmem_<scope> (get); microseconds per iteration.
+// Every iteration moves the same bytes, as in NVSHMEM's perftest: a get whose source fits in the
+// reading GPU's L2 (50 MB on H100/H200) is served from it after the first iteration, so get
+// bandwidth below that size is not link bandwidth (the first 2xH200 run showed 0.9-3.5 TB/s).
 // Verification: the destination must hold the source PE's pattern for this step, byte for byte,
 // and the kGuardBytes after it must still hold the poison written before the run.
 #include "tools/perf/harness.hpp"

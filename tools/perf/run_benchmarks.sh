@@ -94,7 +94,8 @@ for backend in "${backends[@]}"; do
 done
 echo "== all runs took $(($(date +%s) - job_start)) s"
 
-commit=$(git -C "$here" rev-parse HEAD 2> /dev/null || echo "${MORI_COMMIT:-unknown}")
+# --verify: in a tree without commits (a copied checkout) plain rev-parse prints "HEAD" and fails.
+commit=$(git -C "$here" rev-parse --verify -q HEAD 2> /dev/null) || commit=${MORI_COMMIT:-unknown}
 date_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 machine=$(nvidia-smi -L 2> /dev/null || rocm-smi --showproductname 2> /dev/null ||
   echo "unknown (no nvidia-smi or rocm-smi)")

@@ -111,6 +111,8 @@ def load_results(runs):
 def fmt(v, digits=3):
     if v is None:
         return "-"
+    if abs(v) < 0.1:
+        return f"{v:.3g}"  # e.g. calls/s of a block-scope put, in G
     return f"{v:.{digits}f}" if abs(v) < 1000 else f"{v:.1f}"
 
 
