@@ -1,5 +1,6 @@
-// Text reports behind mori-shmem-info: what the runtime sees (environment, GPUs, P2P matrix,
-// RDMA devices) and, once initialised, the transport this PE uses for every peer.
+// Text reports behind mori-shmem-info: what the runtime sees (environment,
+// GPUs, P2P matrix, RDMA devices) and, once initialised, the transport this PE
+// uses for every peer.
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "application/bootstrap/format.hpp"
 #include "application/context/transport_table.hpp"
 #include "mori/platform/gpu_runtime.hpp"
 #include "shmem/runtime.hpp"
@@ -16,21 +18,12 @@
 namespace mori::shmem {
 namespace {
 
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  return buf;
-}
-
 std::string envReport() {
   std::string s = "environment (MORI_SHMEM_*):\n";
   for (const auto& v : env::table()) {
     const char* set = getenv(v.name);
-    s += format("  %-32s %-10s %s\n", v.name, set ? set : (std::string("(") + v.defaultValue + ")").c_str(), v.doc);
+    s += bootstrap::strprintf("  %-32s %-10s %s\n", v.name,
+                              set ? set : (std::string("(") + v.defaultValue + ")").c_str(), v.doc);
   }
   return s;
 }
@@ -39,26 +32,26 @@ std::string gpuReport() {
   int n = 0;
   hipError_t e = hipGetDeviceCount(&n);
   if (e != hipSuccess || n == 0)
-    return format("GPUs: none visible (%s); no GPU work can run here\n",
-                  e != hipSuccess ? hipGetErrorString(e) : "device count is 0");
-  std::string s = format("GPUs: %d\n", n);
+    return bootstrap::strprintf("GPUs: none visible (%s); no GPU work can run here\n",
+                                e != hipSuccess ? hipGetErrorString(e) : "device count is 0");
+  std::string s = bootstrap::strprintf("GPUs: %d\n", n);
   for (int d = 0; d < n; ++d) {
     hipDeviceProp_t p;
     if (hipGetDeviceProperties(&p, d) != hipSuccess) continue;
     char bus[32] = "";
     (void)hipDeviceGetPCIBusId(bus, sizeof(bus), d);
-    s += format("  GPU %d: %s, %s, %d SMs/CUs, wave %d, %.1f GiB\n", d, p.name, bus, p.multiProcessorCount, p.warpSize,
-                static_cast<double>(p.totalGlobalMem) / (1u << 30));
+    s += bootstrap::strprintf("  GPU %d: %s, %s, %d SMs/CUs, wave %d, %.1f GiB\n", d, p.name, bus,
+                              p.multiProcessorCount, p.warpSize, static_cast<double>(p.totalGlobalMem) / (1u << 30));
   }
   s += "P2P access (row can map column):\n       ";
-  for (int b = 0; b < n; ++b) s += format(" GPU%-2d", b);
+  for (int b = 0; b < n; ++b) s += bootstrap::strprintf(" GPU%-2d", b);
   s += "\n";
   for (int a = 0; a < n; ++a) {
-    s += format("  GPU%-2d", a);
+    s += bootstrap::strprintf("  GPU%-2d", a);
     for (int b = 0; b < n; ++b) {
       int can = a == b;
       if (a != b && hipDeviceCanAccessPeer(&can, a, b) != hipSuccess) can = -1;
-      s += format(" %5s", can < 0 ? "?" : can ? "yes" : "no");
+      s += bootstrap::strprintf(" %5s", can < 0 ? "?" : can ? "yes" : "no");
     }
     s += "\n";
   }
@@ -70,16 +63,17 @@ std::string rdmaReport() {
   std::string why;
   if (!ok(rdma::listDevices(&devs, &why))) return "RDMA devices: listing failed (see log)\n";
   if (devs.empty()) return "RDMA devices: none (" + why + ")\n";
-  std::string s = format("RDMA devices: %zu\n", devs.size());
+  std::string s = bootstrap::strprintf("RDMA devices: %zu\n", devs.size());
   for (const auto& d : devs) {
-    s += format("  %s (%s) pci %s\n", d.name.c_str(),
-                d.provider == rdma::Provider::Mlx5    ? "mlx5"
-                : d.provider == rdma::Provider::Bnxt  ? "bnxt_re"
-                : d.provider == rdma::Provider::Ionic ? "ionic"
-                                                      : "no GPU-initiated provider",
-                d.pciBusId.empty() ? "?" : d.pciBusId.c_str());
+    s += bootstrap::strprintf("  %s (%s) pci %s\n", d.name.c_str(),
+                              d.provider == rdma::Provider::Mlx5    ? "mlx5"
+                              : d.provider == rdma::Provider::Bnxt  ? "bnxt_re"
+                              : d.provider == rdma::Provider::Ionic ? "ionic"
+                                                                    : "no GPU-initiated provider",
+                              d.pciBusId.empty() ? "?" : d.pciBusId.c_str());
     for (const auto& p : d.ports) {
-      s += format("    port %d: %s, %s, active MTU %d\n", p.port, p.state.c_str(), p.linkLayer.c_str(), p.activeMtu);
+      s += bootstrap::strprintf("    port %d: %s, %s, active MTU %d\n", p.port, p.state.c_str(), p.linkLayer.c_str(),
+                                p.activeMtu);
       for (const auto& g : p.gids) s += "      GID " + g + "\n";
     }
   }
@@ -89,25 +83,33 @@ std::string rdmaReport() {
 std::string transportReport() {
   Runtime* r = Runtime::get("mori-shmem-info transports");
   if (!r) return "transports: not initialised\n";
-  std::string s = format("PE %d (GPU %d, %s):", r->ctx().myPe(), r->ctx().gpu(), r->ctx().peers()[r->ctx().myPe()].pciBusId);
-  for (int pe = 0; pe < r->ctx().nPes(); ++pe) s += format(" %d:%s", pe, context::transportName(r->ctx().transport(pe)));
+  std::string s = bootstrap::strprintf("PE %d (GPU %d, %s):", r->ctx().myPe(), r->ctx().gpu(),
+                                       r->ctx().peers()[r->ctx().myPe()].pciBusId);
+  for (int pe = 0; pe < r->ctx().nPes(); ++pe)
+    s += bootstrap::strprintf(" %d:%s", pe, context::transportName(r->ctx().transport(pe)));
   return s + "\n";
 }
 
 }  // namespace
 }  // namespace mori::shmem
 
-// Writes the report `section` (env, gpus, rdma, transports) into buf; returns its length (which
-// may exceed len: call again with a larger buffer) or a negative status.
+// Writes the report `section` (env, gpus, rdma, transports) into buf; returns
+// its length (which may exceed len: call again with a larger buffer) or a
+// negative status.
 extern "C" __attribute__((visibility("default"))) int mori_shmemi_report(const char* section, char* buf, size_t len) {
   using namespace mori::shmem;
   std::string text;
   if (!section) return MORI_SHMEM_ERROR_INVALID_USAGE;
-  if (!strcmp(section, "env")) text = envReport();
-  else if (!strcmp(section, "gpus")) text = gpuReport();
-  else if (!strcmp(section, "rdma")) text = rdmaReport();
-  else if (!strcmp(section, "transports")) text = transportReport();
-  else return MORI_SHMEM_ERROR_INVALID_USAGE;
+  if (!strcmp(section, "env"))
+    text = envReport();
+  else if (!strcmp(section, "gpus"))
+    text = gpuReport();
+  else if (!strcmp(section, "rdma"))
+    text = rdmaReport();
+  else if (!strcmp(section, "transports"))
+    text = transportReport();
+  else
+    return MORI_SHMEM_ERROR_INVALID_USAGE;
   if (buf && len) snprintf(buf, len, "%s", text.c_str());
   return static_cast<int>(text.size());
 }

@@ -23,23 +23,10 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-const char* statusName(int status) {
-  switch (status) {
-    case MORI_SHMEM_ERROR_INVALID_USAGE: return "INVALID_USAGE";
-    case MORI_SHMEM_ERROR_TIMEOUT: return "TIMEOUT";
-    case MORI_SHMEM_ERROR_REMOTE: return "REMOTE";
-    case MORI_SHMEM_ERROR_SYSTEM: return "SYSTEM";
-    case MORI_SHMEM_ERROR_OUT_OF_MEMORY: return "OUT_OF_MEMORY";
-    case MORI_SHMEM_ERROR_NOT_SUPPORTED: return "NOT_SUPPORTED";
-    case MORI_SHMEM_ERROR_INTERNAL: return "INTERNAL";
-    default: return "UNKNOWN";
-  }
-}
-
 void check(int status, const char* call) {
   if (status == MORI_SHMEM_SUCCESS) return;
-  throw Error(std::string("mori_shmem.") + call + " failed: " + statusName(status) + " (" + std::to_string(status) +
-              "); the mori-shmem log above says why");
+  throw Error(std::string("mori_shmem.") + call + " failed: " + mori_shmem_status_string(status) + " (" +
+              std::to_string(status) + "); the mori-shmem log above says why");
 }
 
 // Calls that need an initialised runtime say so, instead of returning -1 or 0 as the C API does.
