@@ -46,7 +46,8 @@ MORI_API int mori_shmem_set_attr_mpi_comm(void* mpi_comm, mori_shmem_init_attr_t
 }
 
 MORI_API int mori_shmem_init_attr(unsigned int flags, mori_shmem_init_attr_t* attr) {
-  const unsigned kinds = flags & (MORI_SHMEM_INIT_WITH_MPI_COMM | MORI_SHMEM_INIT_WITH_UNIQUEID | MORI_SHMEM_INIT_WITH_ENV);
+  const unsigned kinds =
+      flags & (MORI_SHMEM_INIT_WITH_MPI_COMM | MORI_SHMEM_INIT_WITH_UNIQUEID | MORI_SHMEM_INIT_WITH_ENV);
   if (flags != kinds || (kinds & (kinds - 1)) != 0)
     return code(MORI_FAIL(Status::InvalidUsage, log::kInit,
                           "mori_shmem_init_attr: flags 0x%x must be exactly one of MORI_SHMEM_INIT_WITH_MPI_COMM, "
@@ -55,9 +56,10 @@ MORI_API int mori_shmem_init_attr(unsigned int flags, mori_shmem_init_attr_t* at
   if (kinds != MORI_SHMEM_INIT_WITH_ENV) {
     if (!attr || attr->size != sizeof(mori_shmem_init_attr_t) || attr->magic != MORI_SHMEM_INIT_ATTR_MAGIC ||
         attr->version != MORI_SHMEM_INIT_ATTR_VERSION)
-      return code(MORI_FAIL(Status::InvalidUsage, log::kInit,
-                            "mori_shmem_init_attr: attr is NULL or was not set up with MORI_SHMEM_INIT_ATTR_INITIALIZER "
-                            "for this version of mori/shmem.h"));
+      return code(
+          MORI_FAIL(Status::InvalidUsage, log::kInit,
+                    "mori_shmem_init_attr: attr is NULL or was not set up with MORI_SHMEM_INIT_ATTR_INITIALIZER "
+                    "for this version of mori/shmem.h"));
     if (kinds == MORI_SHMEM_INIT_WITH_MPI_COMM && !attr->mpi_comm)
       return code(MORI_FAIL(Status::InvalidUsage, log::kInit, "mori_shmem_init_attr: no MPI communicator in attr"));
     if (kinds == MORI_SHMEM_INIT_WITH_UNIQUEID && (attr->nranks < 1 || attr->rank < 0 || attr->rank >= attr->nranks))

@@ -55,10 +55,13 @@ void formatDeviceError(const DeviceErrorRecord& r, char* buf, size_t len) {
                static_cast<long long>(r.a));
       break;
     case DeviceErrorCode::NotSymmetric:
-      snprintf(buf, len,
-               "PE %d: %s (line %u): address 0x%llx (+%llu bytes) is not in the symmetric heap or a registered region%s",
-               r.pe, where, r.line, static_cast<unsigned long long>(r.a), static_cast<unsigned long long>(r.b),
-               r.c == 1 ? " (RDMA put source larger than the inline limit)" : r.c == 2 ? " (RDMA get destination)" : "");
+      snprintf(
+          buf, len,
+          "PE %d: %s (line %u): address 0x%llx (+%llu bytes) is not in the symmetric heap or a registered region%s",
+          r.pe, where, r.line, static_cast<unsigned long long>(r.a), static_cast<unsigned long long>(r.b),
+          r.c == 1   ? " (RDMA put source larger than the inline limit)"
+          : r.c == 2 ? " (RDMA get destination)"
+                     : "");
       break;
     case DeviceErrorCode::Timeout:
       snprintf(buf, len,
@@ -68,12 +71,13 @@ void formatDeviceError(const DeviceErrorRecord& r, char* buf, size_t len) {
                r.qpn, static_cast<unsigned long long>(r.c), static_cast<unsigned long long>(r.d));
       break;
     case DeviceErrorCode::ErrorCompletion:
-      snprintf(buf, len,
-               "PE %d: %s (line %u): error completion from peer %d qp %d qpn 0x%x: opcode 0x%llx syndrome 0x%llx vendor "
-               "syndrome 0x%llx at WQE index %llu",
-               r.pe, where, r.line, r.peer, r.qp, r.qpn, static_cast<unsigned long long>(r.a),
-               static_cast<unsigned long long>(r.b), static_cast<unsigned long long>(r.c),
-               static_cast<unsigned long long>(r.d));
+      snprintf(
+          buf, len,
+          "PE %d: %s (line %u): error completion from peer %d qp %d qpn 0x%x: opcode 0x%llx syndrome 0x%llx vendor "
+          "syndrome 0x%llx at WQE index %llu",
+          r.pe, where, r.line, r.peer, r.qp, r.qpn, static_cast<unsigned long long>(r.a),
+          static_cast<unsigned long long>(r.b), static_cast<unsigned long long>(r.c),
+          static_cast<unsigned long long>(r.d));
       break;
     case DeviceErrorCode::Unsupported:
       snprintf(buf, len, "PE %d: %s (line %u): no device path for transport %llu to peer %d", r.pe, where, r.line,

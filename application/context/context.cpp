@@ -46,8 +46,11 @@ Status Context::create(bootstrap::Bootstrap& boot, const env::Config& cfg, std::
   uint8_t haveRdma = 0;
   if (rdmaNeeded(in)) {
     Status s = rdma::openDevice(c->peers_[c->myPe_].pciBusId, cfg, boot, &c->rdma_);
-    if (ok(s)) haveRdma = 1;
-    else MORI_LOG_WARN(log::kInit, "PE %d has no usable RDMA device (see above); peers it cannot map are unreachable", c->myPe_);
+    if (ok(s))
+      haveRdma = 1;
+    else
+      MORI_LOG_WARN(log::kInit, "PE %d has no usable RDMA device (see above); peers it cannot map are unreachable",
+                    c->myPe_);
   }
   in.rdmaAvailable.resize(c->nPes_);
   MORI_TRY(boot.allGather(&haveRdma, in.rdmaAvailable.data(), 1));
@@ -98,7 +101,8 @@ Status Context::probeP2P(std::vector<uint8_t>* row) const {
     int dev = -1;
     if (hipDeviceGetByPCIBusId(&dev, p.pciBusId) != hipSuccess) {
       (void)hipGetLastError();
-      MORI_LOG_INFO(log::kInit, "PE %d's GPU %s is not visible to this process; assuming IPC can map it", pe, p.pciBusId);
+      MORI_LOG_INFO(log::kInit, "PE %d's GPU %s is not visible to this process; assuming IPC can map it", pe,
+                    p.pciBusId);
       (*row)[pe] = 1;
       continue;
     }

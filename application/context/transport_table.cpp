@@ -78,8 +78,9 @@ bool buildTransportTable(const TransportInputs& in, std::vector<Transport>* out,
         const bool sameHost = in.hostIds[a] == in.hostIds[b];
         const int missing = in.rdmaAvailable[a] ? b : a;
         *why = "PE " + std::to_string(a) + " cannot reach PE " + std::to_string(b) + ": " +
-               (sameHost ? (in.disableP2P ? "P2P is disabled (MORI_SHMEM_DISABLE_P2P)" : "their GPUs cannot map each other")
-                         : "they are on different hosts (" + in.hostIds[a] + ", " + in.hostIds[b] + ")") +
+               (sameHost
+                    ? (in.disableP2P ? "P2P is disabled (MORI_SHMEM_DISABLE_P2P)" : "their GPUs cannot map each other")
+                    : "they are on different hosts (" + in.hostIds[a] + ", " + in.hostIds[b] + ")") +
                " and PE " + std::to_string(missing) + " has no RDMA device";
         return false;
       }

@@ -17,12 +17,12 @@ enum class ForcedTransport { Auto, P2P, Rdma, Sdma };
 struct TransportInputs {
   int myPe = 0;
   int nPes = 0;
-  std::vector<std::string> hostIds;   // per PE
-  std::vector<uint8_t> p2pMatrix;     // [a * nPes + b]: PE a can map PE b's GPU memory
-  std::vector<uint8_t> rdmaAvailable; // per PE: has an open RDMA device
+  std::vector<std::string> hostIds;    // per PE
+  std::vector<uint8_t> p2pMatrix;      // [a * nPes + b]: PE a can map PE b's GPU memory
+  std::vector<uint8_t> rdmaAvailable;  // per PE: has an open RDMA device
   ForcedTransport forced = ForcedTransport::Auto;
   bool disableP2P = false;
-  bool sdmaBuilt = false;             // this build can drive SDMA engines (AMD)
+  bool sdmaBuilt = false;  // this build can drive SDMA engines (AMD)
 };
 
 // Whether RDMA is needed by any pair (decided before devices are opened; identical on all PEs).

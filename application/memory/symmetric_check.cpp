@@ -37,13 +37,14 @@ Status SymmetricCallChecker::check(const char* call, SymmetricOp op, uint64_t a,
                        "called %s(%llu, %llu); every PE must make the same symmetric calls with the same sizes in the "
                        "same order",
                        call, static_cast<unsigned long long>(mine.sequence), boot_.rank(), opName(mine.op),
-                       static_cast<unsigned long long>(mine.a), static_cast<unsigned long long>(mine.b), pe, opName(r.op),
-                       static_cast<unsigned long long>(r.a), static_cast<unsigned long long>(r.b));
+                       static_cast<unsigned long long>(mine.a), static_cast<unsigned long long>(mine.b), pe,
+                       opName(r.op), static_cast<unsigned long long>(r.a), static_cast<unsigned long long>(r.b));
   }
   for (int pe = 0; pe < boot_.size(); ++pe)
     if (!all[pe].ok)
-      return pe == boot_.rank() ? Status::InvalidUsage
-                                : MORI_FAIL(Status::Remote, log::kMem, "mori_shmem_%s failed on PE %d (see its log)", call, pe);
+      return pe == boot_.rank()
+                 ? Status::InvalidUsage
+                 : MORI_FAIL(Status::Remote, log::kMem, "mori_shmem_%s failed on PE %d (see its log)", call, pe);
   return Status::Success;
 }
 

@@ -63,18 +63,19 @@ Status SymmetricMemory::allocate(uint64_t size, uint64_t align, bool zero, void*
   *out = nullptr;
   const bool alignOk = align != 0 && (align & (align - 1)) == 0;
   if (!alignOk)
-    MORI_LOG_ERROR(log::kMem, "mori_shmem_align: alignment %llu is not a power of two", static_cast<unsigned long long>(align));
+    MORI_LOG_ERROR(log::kMem, "mori_shmem_align: alignment %llu is not a power of two",
+                   static_cast<unsigned long long>(align));
   MORI_TRY(checker_.check(zero ? "calloc" : "malloc", SymmetricOp::Malloc, size, align, alignOk));
   if (size == 0) return Status::Success;
   uint64_t offset = 0;
   if (!alloc_->allocate(size, align, &offset))
-    return MORI_FAIL(Status::OutOfMemory, log::kMem,
-                     "PE %d: symmetric heap exhausted: requested %llu bytes (align %llu), %llu of %llu bytes free, largest "
-                     "free block %llu bytes; raise MORI_SHMEM_HEAP_SIZE",
-                     ctx_.myPe(), static_cast<unsigned long long>(size), static_cast<unsigned long long>(align),
-                     static_cast<unsigned long long>(alloc_->freeBytes()),
-                     static_cast<unsigned long long>(alloc_->capacity()),
-                     static_cast<unsigned long long>(alloc_->largestFreeBlock()));
+    return MORI_FAIL(
+        Status::OutOfMemory, log::kMem,
+        "PE %d: symmetric heap exhausted: requested %llu bytes (align %llu), %llu of %llu bytes free, largest "
+        "free block %llu bytes; raise MORI_SHMEM_HEAP_SIZE",
+        ctx_.myPe(), static_cast<unsigned long long>(size), static_cast<unsigned long long>(align),
+        static_cast<unsigned long long>(alloc_->freeBytes()), static_cast<unsigned long long>(alloc_->capacity()),
+        static_cast<unsigned long long>(alloc_->largestFreeBlock()));
   void* p = static_cast<char*>(heapBase_) + offset;
   if (zero) {
     MORI_HIP_TRY(hipMemset(p, 0, size), log::kMem);
@@ -90,7 +91,8 @@ Status SymmetricMemory::release(void* ptr) {
   const uint64_t addr = reinterpret_cast<uint64_t>(ptr);
   const uint64_t base = reinterpret_cast<uint64_t>(heapBase_);
   const uint64_t offset = ptr ? addr - base : ~uint64_t{0};
-  const bool live = !ptr || (addr >= base && addr < base + heapSize_ && offset != syncOffset_ && alloc_->blockSize(offset));
+  const bool live =
+      !ptr || (addr >= base && addr < base + heapSize_ && offset != syncOffset_ && alloc_->blockSize(offset));
   if (!live) MORI_LOG_ERROR(log::kMem, "mori_shmem_free(%p): not a live symmetric allocation", ptr);
   MORI_TRY(checker_.check("free", SymmetricOp::Free, offset, 0, live));
   if (ptr) alloc_->release(offset);
@@ -205,7 +207,8 @@ Status SymmetricMemory::attachSlot(uint32_t index, void* base, uint64_t size) {
         s.mappings.push_back(mapping);
       }
     } else if (ctx_.transport(pe) == Transport::Rdma && !keys[pe].registered) {
-      local = MORI_FAIL(Status::Remote, log::kMem, "PE %d could not register its copy of region %u for RDMA", pe, index);
+      local =
+          MORI_FAIL(Status::Remote, log::kMem, "PE %d could not register its copy of region %u for RDMA", pe, index);
     }
   }
   // Collective verdict: every PE learns whether the region is usable everywhere.
@@ -217,8 +220,8 @@ Status SymmetricMemory::attachSlot(uint32_t index, void* base, uint64_t size) {
       s.live = true;  // so that detach releases what was set up
       detachSlot(index);
       return MORI_FAIL(ok(local) ? Status::Remote : local, log::kMem,
-                       "PE %d: symmetric region %u (%p, %llu bytes) could not be set up on PE %d (see that PE's log)", me,
-                       index, base, static_cast<unsigned long long>(size), pe);
+                       "PE %d: symmetric region %u (%p, %llu bytes) could not be set up on PE %d (see that PE's log)",
+                       me, index, base, static_cast<unsigned long long>(size), pe);
     }
   MORI_HIP_TRY(hipMalloc(&s.peersDev, sizeof(shmem::PeerWindow) * n), log::kMem);
   MORI_HIP_TRY(hipMemcpy(s.peersDev, s.peers.data(), sizeof(shmem::PeerWindow) * n, hipMemcpyHostToDevice), log::kMem);

@@ -64,13 +64,13 @@ __global__ void putQuiet(uint4* peer, int iters) {
   }
 }
 
-#define CHECK(x)                                                                  \
-  do {                                                                            \
-    hipError_t e_ = (x);                                                          \
-    if (e_ != hipSuccess) {                                                       \
-      fprintf(stderr, "%s failed: %s\n", #x, hipGetErrorString(e_));              \
-      exit(1);                                                                    \
-    }                                                                             \
+#define CHECK(x)                                                     \
+  do {                                                               \
+    hipError_t e_ = (x);                                             \
+    if (e_ != hipSuccess) {                                          \
+      fprintf(stderr, "%s failed: %s\n", #x, hipGetErrorString(e_)); \
+      exit(1);                                                       \
+    }                                                                \
   } while (0)
 
 template <int V>
@@ -101,9 +101,10 @@ void runVariant(uint64_t* mem[2], unsigned long long* bad[2], int iters) {
     CHECK(hipSetDevice(d));
     CHECK(hipMemcpy(&nbad[d], bad[d], sizeof(nbad[d]), hipMemcpyDeviceToHost));
   }
-  printf("{\"test\": \"signal_ping_pong\", \"variant\": \"%s\", \"iters\": %d, \"round_trip_us\": %.3f, "
-         "\"bad_payloads\": %llu}\n",
-         kNames[V], iters, ms * 1000.0 / iters, nbad[0] + nbad[1]);
+  printf(
+      "{\"test\": \"signal_ping_pong\", \"variant\": \"%s\", \"iters\": %d, \"round_trip_us\": %.3f, "
+      "\"bad_payloads\": %llu}\n",
+      kNames[V], iters, ms * 1000.0 / iters, nbad[0] + nbad[1]);
   CHECK(hipSetDevice(0));
   putQuiet<V><<<1, 1>>>(reinterpret_cast<uint4*>(mem[1] + 128), iters);
   CHECK(hipDeviceSynchronize());

@@ -70,8 +70,12 @@ typedef struct mori_shmem_init_attr {
   mori_shmem_uniqueid_t uid;
 } mori_shmem_init_attr_t;
 
-#define MORI_SHMEM_INIT_ATTR_INITIALIZER \
-  { sizeof(mori_shmem_init_attr_t), MORI_SHMEM_INIT_ATTR_MAGIC, MORI_SHMEM_INIT_ATTR_VERSION, NULL, -1, -1, {{0}} }
+#define MORI_SHMEM_INIT_ATTR_INITIALIZER                                                                      \
+  {                                                                                                           \
+    sizeof(mori_shmem_init_attr_t), MORI_SHMEM_INIT_ATTR_MAGIC, MORI_SHMEM_INIT_ATTR_VERSION, NULL, -1, -1, { \
+      { 0 }                                                                                                   \
+    }                                                                                                         \
+  }
 
 /* Initialises with the bootstrap chosen by MORI_SHMEM_BOOTSTRAP (default: detected: MPI when
  * launched by mpirun and MPI is available, else the launcher environment). Collective.

@@ -54,29 +54,29 @@ enum mori_shmem_cmp_ops {
  * getmem_nbi_<scope>(dest, src, bytes, pe [, qpId]) / getmem_<scope>: copy pe's src to dest.
  * putmem_signal[_nbi]_<scope>(dest, src, bytes, sig_addr, signal, sig_op, pe [, qpId]): put,
  * then update pe's sig_addr (MORI_SHMEM_SIGNAL_SET/ADD) after the data is delivered. */
-#define MORI_SHMEMI_RMA_BYTES(SC, S)                                                                                 \
+#define MORI_SHMEMI_RMA_BYTES(SC, S)                                                                                   \
   MORI_SHMEM_DEVICE void mori_shmem_putmem_nbi_##SC(void* dest, const void* src, size_t bytes, int pe, int qpId = 0) { \
-    MORI_SHMEMI_NS::put<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, bytes, pe, qpId, false);                        \
-  }                                                                                                                  \
+    MORI_SHMEMI_NS::put<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, bytes, pe, qpId, false);                          \
+  }                                                                                                                    \
   MORI_SHMEM_DEVICE void mori_shmem_putmem_##SC(void* dest, const void* src, size_t bytes, int pe, int qpId = 0) {     \
-    MORI_SHMEMI_NS::put<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, bytes, pe, qpId, true);                         \
-  }                                                                                                                  \
+    MORI_SHMEMI_NS::put<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, bytes, pe, qpId, true);                           \
+  }                                                                                                                    \
   MORI_SHMEM_DEVICE void mori_shmem_getmem_nbi_##SC(void* dest, const void* src, size_t bytes, int pe, int qpId = 0) { \
-    MORI_SHMEMI_NS::get<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, bytes, pe, qpId, false);                        \
-  }                                                                                                                  \
+    MORI_SHMEMI_NS::get<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, bytes, pe, qpId, false);                          \
+  }                                                                                                                    \
   MORI_SHMEM_DEVICE void mori_shmem_getmem_##SC(void* dest, const void* src, size_t bytes, int pe, int qpId = 0) {     \
-    MORI_SHMEMI_NS::get<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, bytes, pe, qpId, true);                         \
-  }                                                                                                                  \
-  MORI_SHMEM_DEVICE void mori_shmem_putmem_signal_nbi_##SC(void* dest, const void* src, size_t bytes,                 \
-                                                           uint64_t* sig_addr, uint64_t signal, int sig_op, int pe,  \
-                                                           int qpId = 0) {                                           \
-    MORI_SHMEMI_NS::putSignal<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, bytes, sig_addr, signal,                  \
-                                                 static_cast<MORI_SHMEMI_NS::SignalOp>(sig_op), pe, qpId, false);    \
-  }                                                                                                                  \
-  MORI_SHMEM_DEVICE void mori_shmem_putmem_signal_##SC(void* dest, const void* src, size_t bytes, uint64_t* sig_addr, \
-                                                       uint64_t signal, int sig_op, int pe, int qpId = 0) {          \
-    MORI_SHMEMI_NS::putSignal<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, bytes, sig_addr, signal,                  \
-                                                 static_cast<MORI_SHMEMI_NS::SignalOp>(sig_op), pe, qpId, true);     \
+    MORI_SHMEMI_NS::get<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, bytes, pe, qpId, true);                           \
+  }                                                                                                                    \
+  MORI_SHMEM_DEVICE void mori_shmem_putmem_signal_nbi_##SC(void* dest, const void* src, size_t bytes,                  \
+                                                           uint64_t* sig_addr, uint64_t signal, int sig_op, int pe,    \
+                                                           int qpId = 0) {                                             \
+    MORI_SHMEMI_NS::putSignal<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, bytes, sig_addr, signal,                    \
+                                                 static_cast<MORI_SHMEMI_NS::SignalOp>(sig_op), pe, qpId, false);      \
+  }                                                                                                                    \
+  MORI_SHMEM_DEVICE void mori_shmem_putmem_signal_##SC(void* dest, const void* src, size_t bytes, uint64_t* sig_addr,  \
+                                                       uint64_t signal, int sig_op, int pe, int qpId = 0) {            \
+    MORI_SHMEMI_NS::putSignal<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, bytes, sig_addr, signal,                    \
+                                                 static_cast<MORI_SHMEMI_NS::SignalOp>(sig_op), pe, qpId, true);       \
   }
 MORI_SHMEMI_SCOPES(MORI_SHMEMI_RMA_BYTES)
 #undef MORI_SHMEMI_RMA_BYTES
@@ -84,37 +84,38 @@ MORI_SHMEMI_SCOPES(MORI_SHMEMI_RMA_BYTES)
 /* ---- typed RMA ----------------------------------------------------------------------------
  * <type>_put[_nbi]_<scope>(dest, src, nelems, pe [, qpId]), <type>_get[_nbi]_<scope>(...),
  * <type>_p(dest, value, pe [, qpId]) (inline small-value put), <type>_g(src, pe [, qpId]). */
-#define MORI_SHMEM_RMA_TYPES(X)                                                                              \
-  X(float, float) X(double, double) X(char, char) X(schar, signed char) X(short, short) X(int, int)          \
-  X(long, long) X(longlong, long long) X(uchar, unsigned char) X(ushort, unsigned short) X(uint, unsigned int) \
-  X(ulong, unsigned long) X(ulonglong, unsigned long long) X(int8, int8_t) X(int16, int16_t) X(int32, int32_t) \
-  X(int64, int64_t) X(uint8, uint8_t) X(uint16, uint16_t) X(uint32, uint32_t) X(uint64, uint64_t)             \
-  X(size, size_t) X(ptrdiff, ptrdiff_t)
+#define MORI_SHMEM_RMA_TYPES(X)                                                                                        \
+  X(float, float)                                                                                                      \
+  X(double, double) X(char, char) X(schar, signed char) X(short, short) X(int, int) X(long, long)                      \
+      X(longlong, long long) X(uchar, unsigned char) X(ushort, unsigned short) X(uint, unsigned int)                   \
+          X(ulong, unsigned long) X(ulonglong, unsigned long long) X(int8, int8_t) X(int16, int16_t) X(int32, int32_t) \
+              X(int64, int64_t) X(uint8, uint8_t) X(uint16, uint16_t) X(uint32, uint32_t) X(uint64, uint64_t)          \
+                  X(size, size_t) X(ptrdiff, ptrdiff_t)
 
-#define MORI_SHMEMI_RMA_TYPED_SCOPE(NAME, T, SC, S)                                                             \
-  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_put_nbi_##SC(T* dest, const T* src, size_t nelems, int pe,         \
-                                                          int qpId = 0) {                                       \
-    MORI_SHMEMI_NS::put<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, nelems * sizeof(T), pe, qpId, false);      \
-  }                                                                                                             \
+#define MORI_SHMEMI_RMA_TYPED_SCOPE(NAME, T, SC, S)                                                                 \
+  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_put_nbi_##SC(T* dest, const T* src, size_t nelems, int pe,             \
+                                                          int qpId = 0) {                                           \
+    MORI_SHMEMI_NS::put<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, nelems * sizeof(T), pe, qpId, false);          \
+  }                                                                                                                 \
   MORI_SHMEM_DEVICE void mori_shmem_##NAME##_put_##SC(T* dest, const T* src, size_t nelems, int pe, int qpId = 0) { \
-    MORI_SHMEMI_NS::put<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, nelems * sizeof(T), pe, qpId, true);       \
-  }                                                                                                             \
-  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_get_nbi_##SC(T* dest, const T* src, size_t nelems, int pe,         \
-                                                          int qpId = 0) {                                       \
-    MORI_SHMEMI_NS::get<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, nelems * sizeof(T), pe, qpId, false);      \
-  }                                                                                                             \
+    MORI_SHMEMI_NS::put<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, nelems * sizeof(T), pe, qpId, true);           \
+  }                                                                                                                 \
+  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_get_nbi_##SC(T* dest, const T* src, size_t nelems, int pe,             \
+                                                          int qpId = 0) {                                           \
+    MORI_SHMEMI_NS::get<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, nelems * sizeof(T), pe, qpId, false);          \
+  }                                                                                                                 \
   MORI_SHMEM_DEVICE void mori_shmem_##NAME##_get_##SC(T* dest, const T* src, size_t nelems, int pe, int qpId = 0) { \
-    MORI_SHMEMI_NS::get<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, nelems * sizeof(T), pe, qpId, true);       \
+    MORI_SHMEMI_NS::get<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, nelems * sizeof(T), pe, qpId, true);           \
   }
-#define MORI_SHMEMI_RMA_TYPED(NAME, T)                                                                      \
-  MORI_SHMEMI_RMA_TYPED_SCOPE(NAME, T, thread, ThreadScope)                                                 \
-  MORI_SHMEMI_RMA_TYPED_SCOPE(NAME, T, warp, WarpScope)                                                     \
-  MORI_SHMEMI_RMA_TYPED_SCOPE(NAME, T, block, BlockScope)                                                   \
-  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_p(T* dest, T value, int pe, int qpId = 0) {                    \
-    MORI_SHMEMI_NS::p<T>(MORI_SHMEMI_S, dest, value, pe, qpId);                                            \
-  }                                                                                                         \
-  MORI_SHMEM_DEVICE T mori_shmem_##NAME##_g(const T* src, int pe, int qpId = 0) {                           \
-    return MORI_SHMEMI_NS::g<T>(MORI_SHMEMI_S, src, pe, qpId);                                             \
+#define MORI_SHMEMI_RMA_TYPED(NAME, T)                                                   \
+  MORI_SHMEMI_RMA_TYPED_SCOPE(NAME, T, thread, ThreadScope)                              \
+  MORI_SHMEMI_RMA_TYPED_SCOPE(NAME, T, warp, WarpScope)                                  \
+  MORI_SHMEMI_RMA_TYPED_SCOPE(NAME, T, block, BlockScope)                                \
+  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_p(T* dest, T value, int pe, int qpId = 0) { \
+    MORI_SHMEMI_NS::p<T>(MORI_SHMEMI_S, dest, value, pe, qpId);                          \
+  }                                                                                      \
+  MORI_SHMEM_DEVICE T mori_shmem_##NAME##_g(const T* src, int pe, int qpId = 0) {        \
+    return MORI_SHMEMI_NS::g<T>(MORI_SHMEMI_S, src, pe, qpId);                           \
   }
 MORI_SHMEM_RMA_TYPES(MORI_SHMEMI_RMA_TYPED)
 #undef MORI_SHMEMI_RMA_TYPED
@@ -141,42 +142,46 @@ MORI_SHMEM_DEVICE uint64_t mori_shmem_signal_wait_until(uint64_t* sig_addr, int 
  * pe), _fetch_and/_and, _fetch_or/_or, _fetch_xor/_xor(dest, value, pe); each [, qpId].
  * Fetching forms return the value before the operation. Atomic against other mori-shmem atomics
  * on the same object. */
-#define MORI_SHMEM_AMO_TYPES(X)                                                                           \
-  X(int, int) X(long, long) X(longlong, long long) X(uint, unsigned int) X(ulong, unsigned long)          \
-  X(ulonglong, unsigned long long) X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t) \
-  X(size, size_t) X(ptrdiff, ptrdiff_t)
+#define MORI_SHMEM_AMO_TYPES(X)                                                                                       \
+  X(int, int)                                                                                                         \
+  X(long, long) X(longlong, long long) X(uint, unsigned int) X(ulong, unsigned long) X(ulonglong, unsigned long long) \
+      X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t) X(size, size_t)                     \
+          X(ptrdiff, ptrdiff_t)
 
-#define MORI_SHMEMI_AMO_OP(NAME, T, OPNAME, OP)                                                                    \
-  MORI_SHMEM_DEVICE T mori_shmem_##NAME##_atomic_fetch_##OPNAME(T* dest, T value, int pe, int qpId = 0) {          \
-    return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::OP, dest, value, static_cast<T>(0), pe, qpId, true);       \
-  }                                                                                                                \
-  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_atomic_##OPNAME(T* dest, T value, int pe, int qpId = 0) {             \
-    MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::OP, dest, value, static_cast<T>(0), pe, qpId, false);             \
+#define MORI_SHMEMI_AMO_OP(NAME, T, OPNAME, OP)                                                                      \
+  MORI_SHMEM_DEVICE T mori_shmem_##NAME##_atomic_fetch_##OPNAME(T* dest, T value, int pe, int qpId = 0) {            \
+    return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::OP, dest, value, static_cast<T>(0), pe, qpId,  \
+                                  true);                                                                             \
+  }                                                                                                                  \
+  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_atomic_##OPNAME(T* dest, T value, int pe, int qpId = 0) {               \
+    MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::OP, dest, value, static_cast<T>(0), pe, qpId, false); \
   }
-#define MORI_SHMEMI_AMO(NAME, T)                                                                                   \
-  MORI_SHMEMI_AMO_OP(NAME, T, add, Add)                                                                            \
-  MORI_SHMEMI_AMO_OP(NAME, T, and, And)                                                                            \
-  MORI_SHMEMI_AMO_OP(NAME, T, or, Or)                                                                              \
-  MORI_SHMEMI_AMO_OP(NAME, T, xor, Xor)                                                                            \
-  MORI_SHMEM_DEVICE T mori_shmem_##NAME##_atomic_fetch(const T* source, int pe, int qpId = 0) {                    \
-    return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Fetch, const_cast<T*>(source), static_cast<T>(0), static_cast<T>(0), pe, \
-                                  qpId, true);                                                                     \
-  }                                                                                                                \
-  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_atomic_set(T* dest, T value, int pe, int qpId = 0) {                  \
-    MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Set, dest, value, static_cast<T>(0), pe, qpId, false);            \
-  }                                                                                                                \
-  MORI_SHMEM_DEVICE T mori_shmem_##NAME##_atomic_swap(T* dest, T value, int pe, int qpId = 0) {                    \
-    return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Swap, dest, value, static_cast<T>(0), pe, qpId, true);     \
-  }                                                                                                                \
-  MORI_SHMEM_DEVICE T mori_shmem_##NAME##_atomic_compare_swap(T* dest, T cond, T value, int pe, int qpId = 0) {    \
-    return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::CompareSwap, dest, value, cond, pe, qpId,    \
-                                  true);                                                                           \
-  }                                                                                                                \
-  MORI_SHMEM_DEVICE T mori_shmem_##NAME##_atomic_fetch_inc(T* dest, int pe, int qpId = 0) {                        \
-    return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Add, dest, static_cast<T>(1), static_cast<T>(0), pe, qpId, true);       \
-  }                                                                                                                \
-  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_atomic_inc(T* dest, int pe, int qpId = 0) {                          \
-    MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Add, dest, static_cast<T>(1), static_cast<T>(0), pe, qpId, false);             \
+#define MORI_SHMEMI_AMO(NAME, T)                                                                                       \
+  MORI_SHMEMI_AMO_OP(NAME, T, add, Add)                                                                                \
+  MORI_SHMEMI_AMO_OP(NAME, T, and, And)                                                                                \
+  MORI_SHMEMI_AMO_OP(NAME, T, or, Or)                                                                                  \
+  MORI_SHMEMI_AMO_OP(NAME, T, xor, Xor)                                                                                \
+  MORI_SHMEM_DEVICE T mori_shmem_##NAME##_atomic_fetch(const T* source, int pe, int qpId = 0) {                        \
+    return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Fetch, const_cast<T*>(source),                   \
+                                  static_cast<T>(0), static_cast<T>(0), pe, qpId, true);                               \
+  }                                                                                                                    \
+  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_atomic_set(T* dest, T value, int pe, int qpId = 0) {                      \
+    MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Set, dest, value, static_cast<T>(0), pe, qpId, false);  \
+  }                                                                                                                    \
+  MORI_SHMEM_DEVICE T mori_shmem_##NAME##_atomic_swap(T* dest, T value, int pe, int qpId = 0) {                        \
+    return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Swap, dest, value, static_cast<T>(0), pe, qpId,  \
+                                  true);                                                                               \
+  }                                                                                                                    \
+  MORI_SHMEM_DEVICE T mori_shmem_##NAME##_atomic_compare_swap(T* dest, T cond, T value, int pe, int qpId = 0) {        \
+    return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::CompareSwap, dest, value, cond, pe, qpId, true); \
+  }                                                                                                                    \
+  MORI_SHMEM_DEVICE T mori_shmem_##NAME##_atomic_fetch_inc(T* dest, int pe, int qpId = 0) {                            \
+    return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Add, dest, static_cast<T>(1), static_cast<T>(0), \
+                                  pe, qpId, true);                                                                     \
+  }                                                                                                                    \
+  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_atomic_inc(T* dest, int pe, int qpId = 0) {                               \
+    MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::Add, dest, static_cast<T>(1), static_cast<T>(0), pe,    \
+                           qpId, false);                                                                               \
   }
 MORI_SHMEM_AMO_TYPES(MORI_SHMEMI_AMO)
 #undef MORI_SHMEMI_AMO
@@ -187,42 +192,43 @@ MORI_SHMEM_AMO_TYPES(MORI_SHMEMI_AMO)
  * _wait_until_any(...) -> index; _wait_until_some(ivars, n, indices, status, cmp, value) -> count;
  * _test(ivar, cmp, value) -> 0/1; _test_all -> 0/1; _test_any -> index or n. status (may be
  * NULL): entries with a non-zero status are skipped. cmp: MORI_SHMEM_CMP_*. */
-#define MORI_SHMEM_SYNC_TYPES(X)                                                                          \
-  X(int, int) X(long, long) X(longlong, long long) X(uint, unsigned int) X(ulong, unsigned long)          \
-  X(ulonglong, unsigned long long) X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t) \
-  X(size, size_t) X(ptrdiff, ptrdiff_t)
+#define MORI_SHMEM_SYNC_TYPES(X)                                                                                      \
+  X(int, int)                                                                                                         \
+  X(long, long) X(longlong, long long) X(uint, unsigned int) X(ulong, unsigned long) X(ulonglong, unsigned long long) \
+      X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t) X(size, size_t)                     \
+          X(ptrdiff, ptrdiff_t)
 
 #define MORI_SHMEMI_CMP(c) static_cast<MORI_SHMEMI_NS::Cmp>(c)
-#define MORI_SHMEMI_SYNC(NAME, T)                                                                                 \
-  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_wait_until(T* ivar, int cmp, T cmp_value) {                          \
-    MORI_SHMEMI_NS::waitUntil<T>(MORI_SHMEMI_S, ivar, MORI_SHMEMI_CMP(cmp), cmp_value);                           \
-  }                                                                                                               \
-  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_wait_until_all(T* ivars, size_t nelems, const int* status, int cmp,  \
-                                                            T cmp_value) {                                        \
-    MORI_SHMEMI_NS::waitUntilAll<T>(MORI_SHMEMI_S, ivars, nelems, status, MORI_SHMEMI_CMP(cmp), cmp_value);       \
-  }                                                                                                               \
+#define MORI_SHMEMI_SYNC(NAME, T)                                                                                  \
+  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_wait_until(T* ivar, int cmp, T cmp_value) {                           \
+    MORI_SHMEMI_NS::waitUntil<T>(MORI_SHMEMI_S, ivar, MORI_SHMEMI_CMP(cmp), cmp_value);                            \
+  }                                                                                                                \
+  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_wait_until_all(T* ivars, size_t nelems, const int* status, int cmp,   \
+                                                            T cmp_value) {                                         \
+    MORI_SHMEMI_NS::waitUntilAll<T>(MORI_SHMEMI_S, ivars, nelems, status, MORI_SHMEMI_CMP(cmp), cmp_value);        \
+  }                                                                                                                \
   MORI_SHMEM_DEVICE size_t mori_shmem_##NAME##_wait_until_any(T* ivars, size_t nelems, const int* status, int cmp, \
-                                                              T cmp_value) {                                      \
+                                                              T cmp_value) {                                       \
     return MORI_SHMEMI_NS::waitUntilAny<T>(MORI_SHMEMI_S, ivars, nelems, status, MORI_SHMEMI_CMP(cmp), cmp_value); \
-  }                                                                                                               \
-  MORI_SHMEM_DEVICE size_t mori_shmem_##NAME##_wait_until_some(T* ivars, size_t nelems, size_t* indices,          \
-                                                               const int* status, int cmp, T cmp_value) {         \
-    return MORI_SHMEMI_NS::waitUntilSome<T>(MORI_SHMEMI_S, ivars, nelems, indices, status, MORI_SHMEMI_CMP(cmp),  \
-                                            cmp_value);                                                           \
-  }                                                                                                               \
-  MORI_SHMEM_DEVICE int mori_shmem_##NAME##_test(T* ivar, int cmp, T cmp_value) {                                 \
-    (void)MORI_SHMEMI_S;                                                                                          \
-    return MORI_SHMEMI_NS::compare(MORI_SHMEMI_NS::loadAcquire(ivar), MORI_SHMEMI_CMP(cmp), cmp_value) ? 1 : 0;   \
-  }                                                                                                               \
-  MORI_SHMEM_DEVICE int mori_shmem_##NAME##_test_all(T* ivars, size_t nelems, const int* status, int cmp,         \
-                                                     T cmp_value) {                                               \
-    (void)MORI_SHMEMI_S;                                                                                          \
-    return MORI_SHMEMI_NS::testAll<T>(ivars, nelems, status, MORI_SHMEMI_CMP(cmp), cmp_value) ? 1 : 0;            \
-  }                                                                                                               \
-  MORI_SHMEM_DEVICE size_t mori_shmem_##NAME##_test_any(T* ivars, size_t nelems, const int* status, int cmp,      \
-                                                        T cmp_value) {                                            \
-    (void)MORI_SHMEMI_S;                                                                                          \
-    return MORI_SHMEMI_NS::testAny<T>(ivars, nelems, status, MORI_SHMEMI_CMP(cmp), cmp_value);                    \
+  }                                                                                                                \
+  MORI_SHMEM_DEVICE size_t mori_shmem_##NAME##_wait_until_some(T* ivars, size_t nelems, size_t* indices,           \
+                                                               const int* status, int cmp, T cmp_value) {          \
+    return MORI_SHMEMI_NS::waitUntilSome<T>(MORI_SHMEMI_S, ivars, nelems, indices, status, MORI_SHMEMI_CMP(cmp),   \
+                                            cmp_value);                                                            \
+  }                                                                                                                \
+  MORI_SHMEM_DEVICE int mori_shmem_##NAME##_test(T* ivar, int cmp, T cmp_value) {                                  \
+    (void)MORI_SHMEMI_S;                                                                                           \
+    return MORI_SHMEMI_NS::compare(MORI_SHMEMI_NS::loadAcquire(ivar), MORI_SHMEMI_CMP(cmp), cmp_value) ? 1 : 0;    \
+  }                                                                                                                \
+  MORI_SHMEM_DEVICE int mori_shmem_##NAME##_test_all(T* ivars, size_t nelems, const int* status, int cmp,          \
+                                                     T cmp_value) {                                                \
+    (void)MORI_SHMEMI_S;                                                                                           \
+    return MORI_SHMEMI_NS::testAll<T>(ivars, nelems, status, MORI_SHMEMI_CMP(cmp), cmp_value) ? 1 : 0;             \
+  }                                                                                                                \
+  MORI_SHMEM_DEVICE size_t mori_shmem_##NAME##_test_any(T* ivars, size_t nelems, const int* status, int cmp,       \
+                                                        T cmp_value) {                                             \
+    (void)MORI_SHMEMI_S;                                                                                           \
+    return MORI_SHMEMI_NS::testAny<T>(ivars, nelems, status, MORI_SHMEMI_CMP(cmp), cmp_value);                     \
   }
 MORI_SHMEM_SYNC_TYPES(MORI_SHMEMI_SYNC)
 #undef MORI_SHMEMI_SYNC
@@ -232,7 +238,9 @@ MORI_SHMEM_SYNC_TYPES(MORI_SHMEMI_SYNC)
 MORI_SHMEM_DEVICE void mori_shmem_quiet() { MORI_SHMEMI_NS::quiet<MORI_SHMEMI_NS::ThreadScope>(MORI_SHMEMI_S); }
 // Completes operations to pe (all its QPs) / to pe on qpId.
 MORI_SHMEM_DEVICE void mori_shmem_quiet(int pe) { MORI_SHMEMI_NS::quietPe(MORI_SHMEMI_S, pe, -1); }
-MORI_SHMEM_DEVICE void mori_shmem_quiet(int pe, int qpId) { MORI_SHMEMI_NS::quietPe(MORI_SHMEMI_S, pe, qpId < 0 ? 0 : qpId); }
+MORI_SHMEM_DEVICE void mori_shmem_quiet(int pe, int qpId) {
+  MORI_SHMEMI_NS::quietPe(MORI_SHMEMI_S, pe, qpId < 0 ? 0 : qpId);
+}
 // Block-cooperative quiet: the endpoints are divided among the block's threads.
 MORI_SHMEM_DEVICE void mori_shmem_quiet_block() { MORI_SHMEMI_NS::quiet<MORI_SHMEMI_NS::BlockScope>(MORI_SHMEMI_S); }
 // Orders earlier puts/AMOs/signals to each PE before later ones (no completion implied).
@@ -240,8 +248,10 @@ MORI_SHMEM_DEVICE void mori_shmem_fence() { MORI_SHMEMI_NS::fence(MORI_SHMEMI_S)
 
 // barrier_all: quiet, then wait until every PE arrived. sync_all: the arrival part only.
 // One caller per PE at a time: one thread (_thread) or one block (_block).
-#define MORI_SHMEMI_COLL(SC, S)                                                                                  \
-  MORI_SHMEM_DEVICE void mori_shmem_barrier_all_##SC() { MORI_SHMEMI_NS::barrierAll<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S); } \
+#define MORI_SHMEMI_COLL(SC, S)                                   \
+  MORI_SHMEM_DEVICE void mori_shmem_barrier_all_##SC() {          \
+    MORI_SHMEMI_NS::barrierAll<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S); \
+  }                                                               \
   MORI_SHMEM_DEVICE void mori_shmem_sync_all_##SC() { MORI_SHMEMI_NS::syncAll<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S); }
 MORI_SHMEMI_COLL(thread, ThreadScope)
 MORI_SHMEMI_COLL(block, BlockScope)

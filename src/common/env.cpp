@@ -27,10 +27,14 @@ bool parseSize(const char* s, uint64_t* out) {
   unsigned shift = 0;
   if (*end) {
     switch (*end) {
-      case 'k': case 'K': shift = 10; break;
-      case 'm': case 'M': shift = 20; break;
-      case 'g': case 'G': shift = 30; break;
-      case 't': case 'T': shift = 40; break;
+      case 'k':
+      case 'K': shift = 10; break;
+      case 'm':
+      case 'M': shift = 20; break;
+      case 'g':
+      case 'G': shift = 30; break;
+      case 't':
+      case 'T': shift = 40; break;
       default: return false;
     }
     ++end;
@@ -61,11 +65,16 @@ bool parseSeconds(const char* s, double* out) {
   double v = strtod(s, &end);
   if (errno != 0 || end == s || !isfinite(v) || v < 0) return false;
   double scale = 1;
-  if (strcmp(end, "ms") == 0) scale = 1e-3;
-  else if (strcmp(end, "us") == 0) scale = 1e-6;
-  else if (strcmp(end, "s") == 0 || *end == '\0') scale = 1;
-  else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0) scale = 60;
-  else return false;
+  if (strcmp(end, "ms") == 0)
+    scale = 1e-3;
+  else if (strcmp(end, "us") == 0)
+    scale = 1e-6;
+  else if (strcmp(end, "s") == 0 || *end == '\0')
+    scale = 1;
+  else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+    scale = 60;
+  else
+    return false;
   *out = v * scale;
   return true;
 }
@@ -97,13 +106,13 @@ const char* expected(const char* type) {
 
 Status load(Config* out) {
   Config c;
-#define MORI_ENV(field, name, type, def, cat, doc)                                                        \
-  {                                                                                                       \
-    const char* set = getenv("MORI_SHMEM_" #name);                                                        \
-    const char* text = (set && *set) ? set : def;                                                         \
-    if (!parseAs(text, &c.field))                                                                         \
-      return MORI_FAIL(Status::InvalidUsage, log::kInit, "MORI_SHMEM_%s='%s' is not valid: expected %s", #name, \
-                       text, expected(#type));                                                            \
+#define MORI_ENV(field, name, type, def, cat, doc)                                                                    \
+  {                                                                                                                   \
+    const char* set = getenv("MORI_SHMEM_" #name);                                                                    \
+    const char* text = (set && *set) ? set : def;                                                                     \
+    if (!parseAs(text, &c.field))                                                                                     \
+      return MORI_FAIL(Status::InvalidUsage, log::kInit, "MORI_SHMEM_%s='%s' is not valid: expected %s", #name, text, \
+                       expected(#type));                                                                              \
   }
 #include "src/common/env_vars.def"
 #undef MORI_ENV

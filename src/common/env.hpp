@@ -37,7 +37,7 @@ Status load(Config* out);
 // Parsers (exposed for tests). Return false on malformed input.
 bool parseSize(const char* s, uint64_t* out);  // 4096, 64K, 1M, 2G, 1T (binary units)
 bool parseInt(const char* s, int64_t* out);
-bool parseBool(const char* s, bool* out);      // 0/1, true/false, yes/no, on/off
+bool parseBool(const char* s, bool* out);       // 0/1, true/false, yes/no, on/off
 bool parseSeconds(const char* s, double* out);  // 10, 1.5, 500ms, 2s, 1m
 
 }  // namespace mori::env

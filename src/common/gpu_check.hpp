@@ -4,10 +4,10 @@
 #include "mori/platform/gpu_runtime.hpp"
 #include "src/common/status.hpp"
 
-#define MORI_HIP_TRY(call, subsys)                                                                       \
-  do {                                                                                                   \
-    hipError_t mori_hip_err_ = (call);                                                                   \
-    if (mori_hip_err_ != hipSuccess)                                                                     \
-      return MORI_FAIL(::mori::Status::System, subsys, "%s failed: %s (%s)", #call,                      \
-                       hipGetErrorName(mori_hip_err_), hipGetErrorString(mori_hip_err_));                \
+#define MORI_HIP_TRY(call, subsys)                                                                                  \
+  do {                                                                                                              \
+    hipError_t mori_hip_err_ = (call);                                                                              \
+    if (mori_hip_err_ != hipSuccess)                                                                                \
+      return MORI_FAIL(::mori::Status::System, subsys, "%s failed: %s (%s)", #call, hipGetErrorName(mori_hip_err_), \
+                       hipGetErrorString(mori_hip_err_));                                                           \
   } while (0)

@@ -1,9 +1,9 @@
 #include "src/common/log.hpp"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <errno.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
@@ -75,7 +75,8 @@ bool configureFromEnv() {
     for (int i = 0; i < 6; ++i)
       if (strcasecmp(v, names[i]) == 0) found = i;
     if (found < 0) {
-      fprintf(stderr, "[mori-shmem] ERROR: MORI_SHMEM_DEBUG='%s' is not one of NONE, ERROR, WARN, INFO, DEBUG, TRACE\n", v);
+      fprintf(stderr, "[mori-shmem] ERROR: MORI_SHMEM_DEBUG='%s' is not one of NONE, ERROR, WARN, INFO, DEBUG, TRACE\n",
+              v);
       good = false;
     } else {
       s.level = found;
@@ -87,9 +88,11 @@ bool configureFromEnv() {
     snprintf(buf, sizeof(buf), "%s", v);
     char* save = nullptr;
     for (char* tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(nullptr, ",", &save)) {
-      static const struct { const char* name; Subsys bit; } table[] = {
-          {"INIT", kInit}, {"BOOTSTRAP", kBootstrap}, {"MEM", kMem}, {"P2P", kP2P},
-          {"RDMA", kRdma}, {"DEVICE", kDevice},       {"ALL", kAll}};
+      static const struct {
+        const char* name;
+        Subsys bit;
+      } table[] = {{"INIT", kInit}, {"BOOTSTRAP", kBootstrap}, {"MEM", kMem}, {"P2P", kP2P},
+                   {"RDMA", kRdma}, {"DEVICE", kDevice},       {"ALL", kAll}};
       bool matched = false;
       for (const auto& e : table)
         if (strcasecmp(tok, e.name) == 0) {
@@ -97,7 +100,10 @@ bool configureFromEnv() {
           matched = true;
         }
       if (!matched) {
-        fprintf(stderr, "[mori-shmem] ERROR: MORI_SHMEM_DEBUG_SUBSYS entry '%s' is not one of INIT, BOOTSTRAP, MEM, P2P, RDMA, DEVICE, ALL\n", tok);
+        fprintf(stderr,
+                "[mori-shmem] ERROR: MORI_SHMEM_DEBUG_SUBSYS entry '%s' is not one of INIT, BOOTSTRAP, MEM, P2P, RDMA, "
+                "DEVICE, ALL\n",
+                tok);
         good = false;
       }
     }

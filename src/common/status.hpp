@@ -29,12 +29,11 @@ const char* statusName(Status s);
   (::mori::log::write(::mori::log::Level::Error, subsys, __FILE__, __LINE__, __VA_ARGS__), (status))
 
 // Propagates a non-success Status, logging this frame.
-#define MORI_TRY(expr)                                                                               \
-  do {                                                                                               \
-    ::mori::Status mori_try_status_ = (expr);                                                        \
-    if (mori_try_status_ != ::mori::Status::Success) {                                               \
-      ::mori::log::write(::mori::log::Level::Error, ::mori::log::kAll, __FILE__, __LINE__, "  <- %s", \
-                         #expr);                                                                     \
-      return mori_try_status_;                                                                       \
-    }                                                                                                \
+#define MORI_TRY(expr)                                                                                        \
+  do {                                                                                                        \
+    ::mori::Status mori_try_status_ = (expr);                                                                 \
+    if (mori_try_status_ != ::mori::Status::Success) {                                                        \
+      ::mori::log::write(::mori::log::Level::Error, ::mori::log::kAll, __FILE__, __LINE__, "  <- %s", #expr); \
+      return mori_try_status_;                                                                                \
+    }                                                                                                         \
   } while (0)

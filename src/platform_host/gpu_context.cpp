@@ -35,8 +35,8 @@ Status allocationRange(const void* ptr, uint64_t* base, uint64_t* size) {
   size_t n = 0;
   CUresult r = getRange(&b, &n, reinterpret_cast<CUdeviceptr>(ptr));
   if (r != CUDA_SUCCESS)
-    return MORI_FAIL(Status::InvalidUsage, log::kMem, "%p is not device memory of this process (cuMemGetAddressRange: %d)",
-                     ptr, static_cast<int>(r));
+    return MORI_FAIL(Status::InvalidUsage, log::kMem,
+                     "%p is not device memory of this process (cuMemGetAddressRange: %d)", ptr, static_cast<int>(r));
   *base = static_cast<uint64_t>(b);
   *size = n;
 #else
@@ -44,8 +44,8 @@ Status allocationRange(const void* ptr, uint64_t* base, uint64_t* size) {
   size_t n = 0;
   hipError_t e = hipMemGetAddressRange(&b, &n, const_cast<void*>(ptr));
   if (e != hipSuccess)
-    return MORI_FAIL(Status::InvalidUsage, log::kMem, "%p is not device memory of this process (hipMemGetAddressRange: %s)",
-                     ptr, hipGetErrorString(e));
+    return MORI_FAIL(Status::InvalidUsage, log::kMem,
+                     "%p is not device memory of this process (hipMemGetAddressRange: %s)", ptr, hipGetErrorString(e));
   *base = reinterpret_cast<uint64_t>(b);
   *size = n;
 #endif

@@ -24,8 +24,8 @@ size_t hostPageSize() {
 }
 
 #if MORI_PLATFORM_NVIDIA
-using GetHandleForAddressRangeFn = CUresult (*)(void* handle, CUdeviceptr dptr, size_t size,
-                                                CUmemRangeHandleType type, unsigned long long flags);
+using GetHandleForAddressRangeFn = CUresult (*)(void* handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType type,
+                                                unsigned long long flags);
 
 // cuMemGetHandleForAddressRange (CUDA 11.7 ABI), or null with *why.
 GetHandleForAddressRangeFn driverGetHandle(std::string* why) {
@@ -36,8 +36,8 @@ GetHandleForAddressRangeFn driverGetHandle(std::string* why) {
     void* p = nullptr;
     cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
 #if CUDART_VERSION >= 12050
-    cudaError_t e = cudaGetDriverEntryPointByVersion("cuMemGetHandleForAddressRange", &p, 11070, cudaEnableDefault,
-                                                     &query);
+    cudaError_t e =
+        cudaGetDriverEntryPointByVersion("cuMemGetHandleForAddressRange", &p, 11070, cudaEnableDefault, &query);
 #else
     cudaError_t e = cudaGetDriverEntryPoint("cuMemGetHandleForAddressRange", &p, cudaEnableDefault, &query);
 #endif

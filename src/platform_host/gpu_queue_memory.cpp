@@ -21,14 +21,13 @@ Status allocQueueMemory(size_t bytes, void** out) {
   const char* call = "hipMalloc";
 #endif
   if (e != hipSuccess)
-    return MORI_FAIL(Status::OutOfMemory, log::kRdma,
-                     "%s(%zu bytes) for NIC queues failed: %s (%s)", call, bytes, hipGetErrorName(e),
-                     hipGetErrorString(e));
+    return MORI_FAIL(Status::OutOfMemory, log::kRdma, "%s(%zu bytes) for NIC queues failed: %s (%s)", call, bytes,
+                     hipGetErrorName(e), hipGetErrorString(e));
   e = hipMemset(p, 0, bytes);
   if (e != hipSuccess) {
     (void)hipFree(p);
-    return MORI_FAIL(Status::System, log::kRdma, "hipMemset(%p, 0, %zu bytes) of NIC queues failed: %s (%s)", p,
-                     bytes, hipGetErrorName(e), hipGetErrorString(e));
+    return MORI_FAIL(Status::System, log::kRdma, "hipMemset(%p, 0, %zu bytes) of NIC queues failed: %s (%s)", p, bytes,
+                     hipGetErrorName(e), hipGetErrorString(e));
   }
   *out = p;
   return Status::Success;

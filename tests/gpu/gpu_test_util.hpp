@@ -10,10 +10,10 @@
 #include "mori/shmem_device.h"
 #include "tests/support/test_env.hpp"
 
-#define HIP_OK(call)                                                                                       \
-  do {                                                                                                     \
-    hipError_t e_ = (call);                                                                                \
-    ASSERT_EQ(e_, hipSuccess) << #call << ": " << hipGetErrorName(e_) << " " << hipGetErrorString(e_);     \
+#define HIP_OK(call)                                                                                   \
+  do {                                                                                                 \
+    hipError_t e_ = (call);                                                                            \
+    ASSERT_EQ(e_, hipSuccess) << #call << ": " << hipGetErrorName(e_) << " " << hipGetErrorString(e_); \
   } while (0)
 
 namespace mori::test {
@@ -112,6 +112,6 @@ class ShmemEnvironment : public ::testing::Environment {
 }  // namespace mori::test
 
 // A GPU suite that runs with mori-shmem initialised.
-#define MORI_TEST_WITH_SHMEM()                                 \
+#define MORI_TEST_WITH_SHMEM()                                \
   static ::testing::Environment* const mori_test_shmem_env_ = \
       ::testing::AddGlobalTestEnvironment(new mori::test::ShmemEnvironment)

@@ -17,9 +17,9 @@ MORI_TEST_REQUIRES_GPU(1, 1, 1);
 namespace {
 
 namespace g = mori::gpu;
-using mori::test::gpuWaveSize;
 using g::Order;
 using g::Scope;
+using mori::test::gpuWaveSize;
 
 // Per lane: [0] ballot of odd lanes, [1] shfl 4-byte from lane 3, [2] shfl 8-byte from the last
 // lane, [3] matchAny on lane % 3, [4] popcount(active), [5] lanesBelow, [6] wave size.

@@ -135,10 +135,17 @@ class Rma : public ::testing::Test {
 
   template <Op OP, Sc SC>
   void sweep() {
-    std::vector<Case> cases = {{1, 0, 0, true},         {3, 1, 2, true},          {15, 7, 0, true},
-                               {16, 0, 0, true},        {17, 13, 5, true},        {255, 8, 8, true},
-                               {4096 + 7, 3, 11, true}, {4096 + 7, 16, 0, false}, {(1u << 20) + 13, 1, 1, false},
-                               {(1u << 20) + 13, 5, 9, true}, {(16u << 20) + 3, 8, 0, false}};
+    std::vector<Case> cases = {{1, 0, 0, true},
+                               {3, 1, 2, true},
+                               {15, 7, 0, true},
+                               {16, 0, 0, true},
+                               {17, 13, 5, true},
+                               {255, 8, 8, true},
+                               {4096 + 7, 3, 11, true},
+                               {4096 + 7, 16, 0, false},
+                               {(1u << 20) + 13, 1, 1, false},
+                               {(1u << 20) + 13, 5, 9, true},
+                               {(16u << 20) + 3, 8, 0, false}};
     if (SC == Sc::Block) cases.push_back({256u << 20, 0, 0, false});
     uint64_t seed = 1000 + static_cast<uint64_t>(OP) * 100 + static_cast<uint64_t>(SC) * 10;
     for (const Case& c : cases) {
@@ -180,12 +187,13 @@ __host__ __device__ T valueOf(uint64_t seed, int pe, size_t i) {
 // Per type: block put of `count` elements to the right neighbour, warp get back from it, and
 // one p / g per thread.
 #define TYPED_KERNELS(NAME, T)                                                                               \
-  __global__ void typed_##NAME(T* sym, T* out, T* scalars, T* gathered, size_t count, int right, int left) {  \
-    mori_shmem_##NAME##_put_nbi_block(sym + count, sym, count, right);                                        \
-    mori_shmem_quiet();                                                                                       \
-    if (threadIdx.x < static_cast<unsigned>(mori::gpu::waveSize())) mori_shmem_##NAME##_get_warp(out, sym, count, left);                               \
+  __global__ void typed_##NAME(T* sym, T* out, T* scalars, T* gathered, size_t count, int right, int left) { \
+    mori_shmem_##NAME##_put_nbi_block(sym + count, sym, count, right);                                       \
+    mori_shmem_quiet();                                                                                      \
+    if (threadIdx.x < static_cast<unsigned>(mori::gpu::waveSize()))                                          \
+      mori_shmem_##NAME##_get_warp(out, sym, count, left);                                                   \
     mori_shmem_##NAME##_p(scalars + threadIdx.x, static_cast<T>(threadIdx.x * 3 + 1), right);                \
-    gathered[threadIdx.x] = mori_shmem_##NAME##_g(sym + threadIdx.x, left);                                   \
+    gathered[threadIdx.x] = mori_shmem_##NAME##_g(sym + threadIdx.x, left);                                  \
   }
 
 template <typename T>
@@ -193,12 +201,13 @@ __global__ void fillTyped(T* p, size_t count, uint64_t seed, int pe) {
   for (size_t i = threadIdx.x; i < count; i += blockDim.x) p[i] = valueOf<T>(seed, pe, i);
 }
 
-#define TYPED_LIST(X)                                                                                        \
-  X(float, float) X(double, double) X(char, char) X(schar, signed char) X(short, short) X(int, int)          \
-  X(long, long) X(longlong, long long) X(uchar, unsigned char) X(ushort, unsigned short) X(uint, unsigned int) \
-  X(ulong, unsigned long) X(ulonglong, unsigned long long) X(int8, int8_t) X(int16, int16_t) X(int32, int32_t) \
-  X(int64, int64_t) X(uint8, uint8_t) X(uint16, uint16_t) X(uint32, uint32_t) X(uint64, uint64_t)             \
-  X(size, size_t) X(ptrdiff, ptrdiff_t)
+#define TYPED_LIST(X)                                                                                                  \
+  X(float, float)                                                                                                      \
+  X(double, double) X(char, char) X(schar, signed char) X(short, short) X(int, int) X(long, long)                      \
+      X(longlong, long long) X(uchar, unsigned char) X(ushort, unsigned short) X(uint, unsigned int)                   \
+          X(ulong, unsigned long) X(ulonglong, unsigned long long) X(int8, int8_t) X(int16, int16_t) X(int32, int32_t) \
+              X(int64, int64_t) X(uint8, uint8_t) X(uint16, uint16_t) X(uint32, uint32_t) X(uint64, uint64_t)          \
+                  X(size, size_t) X(ptrdiff, ptrdiff_t)
 TYPED_LIST(TYPED_KERNELS)
 
 template <typename T, typename K>

@@ -50,8 +50,7 @@ __global__ void signalSender(char* buf, const char* src, uint64_t* sig, int peer
 }
 
 // Waits for each round's signal, then checks that round's chunk against the sender's pattern.
-__global__ void signalReceiver(const char* buf, uint64_t* sig, int sender, uint64_t seedBase,
-                               unsigned long long* bad) {
+__global__ void signalReceiver(const char* buf, uint64_t* sig, int sender, uint64_t seedBase, unsigned long long* bad) {
   for (int r = 0; r < kRounds; ++r) {
     if (threadIdx.x == 0) mori_shmem_signal_wait_until(sig, MORI_SHMEM_CMP_GE, static_cast<uint64_t>(r + 1));
     __syncthreads();
@@ -145,7 +144,8 @@ __global__ void fetchAddAll(T* counter, T* results, int target) {
   if constexpr (sizeof(T) == 4)
     results[tid] = static_cast<T>(mori_shmem_uint32_atomic_fetch_add(reinterpret_cast<uint32_t*>(counter), 1u, target));
   else
-    results[tid] = static_cast<T>(mori_shmem_uint64_atomic_fetch_add(reinterpret_cast<uint64_t*>(counter), 1ull, target));
+    results[tid] =
+        static_cast<T>(mori_shmem_uint64_atomic_fetch_add(reinterpret_cast<uint64_t*>(counter), 1ull, target));
 }
 
 template <typename T>
@@ -180,7 +180,7 @@ TEST(Atomics, FetchAddLinearisable64) { linearisable<uint64_t>(); }
 
 // Exercises every AMO name of one type against the right neighbour. Slots (per PE copy):
 // 0 add/inc counter, 1 CAS counter, 2 swap, 3 or-mask, 4 and-mask, 5 xor, 6 set/fetch.
-#define AMO_KERNEL(NAME, T)                                                                                   \
+#define AMO_KERNEL(NAME, T)                                                                                    \
   __global__ void amo_##NAME(T* slots, T* out, int peer) {                                                     \
     const unsigned t = threadIdx.x; /* 32 threads */                                                           \
     mori_shmem_##NAME##_atomic_add(slots + 0, static_cast<T>(2), peer);                                        \
@@ -193,14 +193,14 @@ TEST(Atomics, FetchAddLinearisable64) { linearisable<uint64_t>(); }
       seen = got;                                                                                              \
     }                                                                                                          \
     out[t] = mori_shmem_##NAME##_atomic_swap(slots + 2, static_cast<T>(t + 1), peer);                          \
-    (void)mori_shmem_##NAME##_atomic_fetch_or(slots + 3, static_cast<T>(static_cast<T>(1) << t), peer);                     \
-    mori_shmem_##NAME##_atomic_and(slots + 4, static_cast<T>(~(static_cast<T>(1) << t)), peer);                             \
-    mori_shmem_##NAME##_atomic_xor(slots + 5, static_cast<T>(static_cast<T>(1) << t), peer);                                \
-    (void)mori_shmem_##NAME##_atomic_fetch_xor(slots + 5, static_cast<T>(static_cast<T>(1) << (t ^ 1)), peer);              \
+    (void)mori_shmem_##NAME##_atomic_fetch_or(slots + 3, static_cast<T>(static_cast<T>(1) << t), peer);        \
+    mori_shmem_##NAME##_atomic_and(slots + 4, static_cast<T>(~(static_cast<T>(1) << t)), peer);                \
+    mori_shmem_##NAME##_atomic_xor(slots + 5, static_cast<T>(static_cast<T>(1) << t), peer);                   \
+    (void)mori_shmem_##NAME##_atomic_fetch_xor(slots + 5, static_cast<T>(static_cast<T>(1) << (t ^ 1)), peer); \
     (void)mori_shmem_##NAME##_atomic_fetch_and(slots + 6, static_cast<T>(-1), peer);                           \
     (void)mori_shmem_##NAME##_atomic_fetch_add(slots + 6, static_cast<T>(0), peer);                            \
     mori_shmem_##NAME##_atomic_or(slots + 6, static_cast<T>(0), peer);                                         \
-    if (t == 0) mori_shmem_##NAME##_atomic_set(slots + 7, static_cast<T>(12345), peer);                       \
+    if (t == 0) mori_shmem_##NAME##_atomic_set(slots + 7, static_cast<T>(12345), peer);                        \
     mori_shmem_quiet();                                                                                        \
   }
 MORI_SHMEM_AMO_TYPES(AMO_KERNEL)
@@ -252,31 +252,35 @@ struct CmpCase {
   int64_t initial, written, ref;
 };
 // Each waits for a value only the peer's write can produce.
-#define CMP_CASES                                                                              \
-  {{MORI_SHMEM_CMP_EQ, 0, 42, 42},  {MORI_SHMEM_CMP_NE, 0, 42, 0},  {MORI_SHMEM_CMP_GT, 0, 42, 41}, \
-   {MORI_SHMEM_CMP_GE, 0, 42, 42},  {MORI_SHMEM_CMP_LT, 100, 42, 50}, {MORI_SHMEM_CMP_LE, 100, 42, 42}}
+#define CMP_CASES                                                                                  \
+  {                                                                                                \
+    {MORI_SHMEM_CMP_EQ, 0, 42, 42}, {MORI_SHMEM_CMP_NE, 0, 42, 0}, {MORI_SHMEM_CMP_GT, 0, 42, 41}, \
+        {MORI_SHMEM_CMP_GE, 0, 42, 42}, {MORI_SHMEM_CMP_LT, 100, 42, 50}, {                        \
+      MORI_SHMEM_CMP_LE, 100, 42, 42                                                               \
+    }                                                                                              \
+  }
 constexpr CmpCase kCmpCases[] = CMP_CASES;
 __device__ const CmpCase kCmpCasesDev[] = CMP_CASES;
 
-#define WAIT_KERNELS(NAME, T)                                                                          \
-  __global__ void wait_##NAME(T* ivars, int peer, int* result) {                                       \
-    /* block 0 thread 0 writes the peer's ivars after a delay; block 1 waits on mine */                 \
-    if (blockIdx.x == 0) {                                                                              \
-      spinFor(200000);                                                                                  \
+#define WAIT_KERNELS(NAME, T)                                                                                      \
+  __global__ void wait_##NAME(T* ivars, int peer, int* result) {                                                   \
+    /* block 0 thread 0 writes the peer's ivars after a delay; block 1 waits on mine */                            \
+    if (blockIdx.x == 0) {                                                                                         \
+      spinFor(200000);                                                                                             \
       for (int c = 0; c < 6; ++c) mori_shmem_##NAME##_p(ivars + c, static_cast<T>(kCmpCasesDev[c].written), peer); \
-      mori_shmem_quiet();                                                                               \
-      return;                                                                                           \
-    }                                                                                                   \
-    int ok = 1;                                                                                         \
-    for (int c = 0; c < 6; ++c) {                                                                       \
-      const T ref = static_cast<T>(kCmpCasesDev[c].ref);                                                \
-      mori_shmem_##NAME##_wait_until(ivars + c, kCmpCasesDev[c].cmp, ref);                              \
-      ok &= ivars[c] == static_cast<T>(kCmpCasesDev[c].written);                                        \
-      ok &= mori_shmem_##NAME##_test(ivars + c, kCmpCasesDev[c].cmp, ref) == 1;                         \
-    }                                                                                                   \
-    ok &= mori_shmem_##NAME##_test_all(ivars, 1, nullptr, MORI_SHMEM_CMP_EQ, static_cast<T>(42)) == 1;  \
-    ok &= mori_shmem_##NAME##_test_any(ivars, 6, nullptr, MORI_SHMEM_CMP_EQ, static_cast<T>(7)) == 6;   \
-    *result = ok;                                                                                       \
+      mori_shmem_quiet();                                                                                          \
+      return;                                                                                                      \
+    }                                                                                                              \
+    int ok = 1;                                                                                                    \
+    for (int c = 0; c < 6; ++c) {                                                                                  \
+      const T ref = static_cast<T>(kCmpCasesDev[c].ref);                                                           \
+      mori_shmem_##NAME##_wait_until(ivars + c, kCmpCasesDev[c].cmp, ref);                                         \
+      ok &= ivars[c] == static_cast<T>(kCmpCasesDev[c].written);                                                   \
+      ok &= mori_shmem_##NAME##_test(ivars + c, kCmpCasesDev[c].cmp, ref) == 1;                                    \
+    }                                                                                                              \
+    ok &= mori_shmem_##NAME##_test_all(ivars, 1, nullptr, MORI_SHMEM_CMP_EQ, static_cast<T>(42)) == 1;             \
+    ok &= mori_shmem_##NAME##_test_any(ivars, 6, nullptr, MORI_SHMEM_CMP_EQ, static_cast<T>(7)) == 6;              \
+    *result = ok;                                                                                                  \
   }
 MORI_SHMEM_SYNC_TYPES(WAIT_KERNELS)
 
@@ -367,9 +371,8 @@ __global__ void barrierSkew(uint64_t* counter, int iterations, uint64_t seed, in
     else if (threadIdx.x == 0)
       mori_shmem_barrier_all_thread();
     __syncthreads();
-    if (threadIdx.x == 0 &&
-        mori::gpu::atomicLoad<mori::gpu::Order::Acquire, mori::gpu::Scope::System>(counter) !=
-            static_cast<uint64_t>(n) * (it + 1))
+    if (threadIdx.x == 0 && mori::gpu::atomicLoad<mori::gpu::Order::Acquire, mori::gpu::Scope::System>(counter) !=
+                                static_cast<uint64_t>(n) * (it + 1))
       atomicAdd(bad, 1);
     // No PE may add for the next round before everyone checked this one.
     if (BLOCK)

@@ -36,18 +36,18 @@ class FailurePrinter : public ::testing::EmptyTestEventListener {
 }  // namespace mori::test
 
 // A GPU suite declares what it needs once, at namespace scope in one of its sources.
-#define MORI_TEST_REQUIRES_GPU(minGpus_, minPes_, maxPesPerGpu_)       \
-  mori::test::Requirement mori_test_requirement() {                    \
-    mori::test::Requirement r;                                         \
-    r.gpu = true;                                                      \
-    r.minGpus = (minGpus_);                                            \
-    r.minPes = (minPes_);                                              \
-    r.maxPesPerGpu = (maxPesPerGpu_);                                  \
-    return r;                                                          \
+#define MORI_TEST_REQUIRES_GPU(minGpus_, minPes_, maxPesPerGpu_) \
+  mori::test::Requirement mori_test_requirement() {              \
+    mori::test::Requirement r;                                   \
+    r.gpu = true;                                                \
+    r.minGpus = (minGpus_);                                      \
+    r.minPes = (minPes_);                                        \
+    r.maxPesPerGpu = (maxPesPerGpu_);                            \
+    return r;                                                    \
   }
-#define MORI_TEST_REQUIRES_PES(minPes_)    \
+#define MORI_TEST_REQUIRES_PES(minPes_)             \
   mori::test::Requirement mori_test_requirement() { \
-    mori::test::Requirement r;             \
-    r.minPes = (minPes_);                  \
-    return r;                              \
+    mori::test::Requirement r;                      \
+    r.minPes = (minPes_);                           \
+    return r;                                       \
   }

@@ -64,9 +64,10 @@ int main(int argc, char** argv) {
       why = "needs " + std::to_string(req.minGpus) + " GPUs, " + std::to_string(mori::test::gpuCount()) + " visible";
       runnable = false;
     } else if (req.maxPesPerGpu > 0 && size > req.maxPesPerGpu * mori::test::gpuCount()) {
-      why = "runs at most " + std::to_string(req.maxPesPerGpu) + " PE(s) per GPU (spin-waits across processes "
-            "sharing a GPU deadlock); " + std::to_string(size) + " PEs on " +
-            std::to_string(mori::test::gpuCount()) + " GPU(s)";
+      why = "runs at most " + std::to_string(req.maxPesPerGpu) +
+            " PE(s) per GPU (spin-waits across processes "
+            "sharing a GPU deadlock); " +
+            std::to_string(size) + " PEs on " + std::to_string(mori::test::gpuCount()) + " GPU(s)";
       runnable = false;
     }
   }

@@ -57,7 +57,7 @@ template <Scope S, typename T>
 using Ref = cuda::atomic_ref<T, cudaScope<S>()>;
 template <Order O>
 MORI_HOST_DEVICE constexpr cuda::std::memory_order cudaFailOrder() {
-  return O == Order::Release ? cuda::std::memory_order_relaxed
+  return O == Order::Release  ? cuda::std::memory_order_relaxed
          : O == Order::AcqRel ? cuda::std::memory_order_acquire
                               : cudaOrder<O>();
 }
@@ -65,11 +65,11 @@ MORI_HOST_DEVICE constexpr cuda::std::memory_order cudaFailOrder() {
 }  // namespace detail
 
 #if MORI_PLATFORM_AMD
-#define MORI_ATOMIC_RMW(NAME, BUILTIN)                                                  \
-  template <Order O, Scope S, typename T>                                               \
-  MORI_DEVICE_INLINE T NAME(T* p, T v) {                                                \
-    static_assert(detail::kAtomicSize<T>, "4- or 8-byte atomics only");                 \
-    return BUILTIN(p, v, detail::hipOrder<O>(), detail::hipScope<S>());                 \
+#define MORI_ATOMIC_RMW(NAME, BUILTIN)                                  \
+  template <Order O, Scope S, typename T>                               \
+  MORI_DEVICE_INLINE T NAME(T* p, T v) {                                \
+    static_assert(detail::kAtomicSize<T>, "4- or 8-byte atomics only"); \
+    return BUILTIN(p, v, detail::hipOrder<O>(), detail::hipScope<S>()); \
   }
 MORI_ATOMIC_RMW(atomicFetchAdd, __hip_atomic_fetch_add)
 MORI_ATOMIC_RMW(atomicFetchAnd, __hip_atomic_fetch_and)
@@ -104,11 +104,11 @@ MORI_DEVICE_INLINE void atomicAddNoReturn(T* p, T v) {
   (void)__hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, detail::hipScope<S>());
 }
 // clang-15 needs literal arguments for __builtin_amdgcn_fence (it crashes on a constexpr call).
-#define MORI_AMD_FENCE(ORDER)                                   \
-  if constexpr (S == Scope::System) {                          \
-    __builtin_amdgcn_fence(ORDER, "");                         \
-  } else {                                                     \
-    __builtin_amdgcn_fence(ORDER, "agent");                    \
+#define MORI_AMD_FENCE(ORDER)               \
+  if constexpr (S == Scope::System) {       \
+    __builtin_amdgcn_fence(ORDER, "");      \
+  } else {                                  \
+    __builtin_amdgcn_fence(ORDER, "agent"); \
   }
 template <Order O, Scope S>
 MORI_DEVICE_INLINE void atomicFence() {
@@ -125,11 +125,11 @@ MORI_DEVICE_INLINE void atomicFence() {
 }
 #undef MORI_AMD_FENCE
 #else  // NVIDIA
-#define MORI_ATOMIC_RMW(NAME, METHOD)                                                   \
-  template <Order O, Scope S, typename T>                                               \
-  MORI_DEVICE_INLINE T NAME(T* p, T v) {                                                \
-    static_assert(detail::kAtomicSize<T>, "4- or 8-byte atomics only");                 \
-    return detail::Ref<S, T>(*p).METHOD(v, detail::cudaOrder<O>());                     \
+#define MORI_ATOMIC_RMW(NAME, METHOD)                                   \
+  template <Order O, Scope S, typename T>                               \
+  MORI_DEVICE_INLINE T NAME(T* p, T v) {                                \
+    static_assert(detail::kAtomicSize<T>, "4- or 8-byte atomics only"); \
+    return detail::Ref<S, T>(*p).METHOD(v, detail::cudaOrder<O>());     \
   }
 MORI_ATOMIC_RMW(atomicFetchAdd, fetch_add)
 MORI_ATOMIC_RMW(atomicFetchAnd, fetch_and)
@@ -153,8 +153,7 @@ MORI_DEVICE_INLINE void atomicStore(T* p, T v) {
 template <Order O, Scope S, typename T>
 MORI_DEVICE_INLINE T atomicCompareExchange(T* p, T expected, T desired) {
   static_assert(detail::kAtomicSize<T>, "4- or 8-byte atomics only");
-  detail::Ref<S, T>(*p).compare_exchange_strong(expected, desired, detail::cudaOrder<O>(),
-                                                detail::cudaFailOrder<O>());
+  detail::Ref<S, T>(*p).compare_exchange_strong(expected, desired, detail::cudaOrder<O>(), detail::cudaFailOrder<O>());
   return expected;
 }
 // Relaxed add whose result is not needed: `red`, which does not wait for the old value.

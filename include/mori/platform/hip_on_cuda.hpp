@@ -68,17 +68,25 @@ inline hipError_t hipDeviceSynchronize() { return cudaDeviceSynchronize(); }
 inline hipError_t hipDeviceGetPCIBusId(char* id, int len, int d) { return cudaDeviceGetPCIBusId(id, len, d); }
 inline hipError_t hipDeviceGetByPCIBusId(int* d, const char* id) { return cudaDeviceGetByPCIBusId(d, id); }
 inline hipError_t hipDeviceCanAccessPeer(int* can, int d, int peer) { return cudaDeviceCanAccessPeer(can, d, peer); }
-inline hipError_t hipDeviceEnablePeerAccess(int peer, unsigned flags) { return cudaDeviceEnablePeerAccess(peer, flags); }
-inline hipError_t hipDeviceGetAttribute(int* v, hipDeviceAttribute_t a, int d) { return cudaDeviceGetAttribute(v, a, d); }
+inline hipError_t hipDeviceEnablePeerAccess(int peer, unsigned flags) {
+  return cudaDeviceEnablePeerAccess(peer, flags);
+}
+inline hipError_t hipDeviceGetAttribute(int* v, hipDeviceAttribute_t a, int d) {
+  return cudaDeviceGetAttribute(v, a, d);
+}
 inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* p, int d) { return cudaGetDeviceProperties(p, d); }
 inline hipError_t hipMemGetInfo(size_t* freeBytes, size_t* total) { return cudaMemGetInfo(freeBytes, total); }
 
 inline hipError_t hipMalloc(void** p, size_t n) { return cudaMalloc(p, n); }
 template <typename T>
-inline hipError_t hipMalloc(T** p, size_t n) { return cudaMalloc(reinterpret_cast<void**>(p), n); }
+inline hipError_t hipMalloc(T** p, size_t n) {
+  return cudaMalloc(reinterpret_cast<void**>(p), n);
+}
 inline hipError_t hipFree(void* p) { return cudaFree(p); }
 inline hipError_t hipMemset(void* p, int v, size_t n) { return cudaMemset(p, v, n); }
-inline hipError_t hipMemsetAsync(void* p, int v, size_t n, hipStream_t s = nullptr) { return cudaMemsetAsync(p, v, n, s); }
+inline hipError_t hipMemsetAsync(void* p, int v, size_t n, hipStream_t s = nullptr) {
+  return cudaMemsetAsync(p, v, n, s);
+}
 inline hipError_t hipMemcpy(void* d, const void* s, size_t n, hipMemcpyKind k) { return cudaMemcpy(d, s, n, k); }
 inline hipError_t hipMemcpyAsync(void* d, const void* s, size_t n, hipMemcpyKind k, hipStream_t st = nullptr) {
   return cudaMemcpyAsync(d, s, n, k, st);
@@ -89,13 +97,19 @@ inline hipError_t hipHostMalloc(T** p, size_t n, unsigned flags) {
   return cudaHostAlloc(reinterpret_cast<void**>(p), n, flags);
 }
 inline hipError_t hipHostFree(void* p) { return cudaFreeHost(p); }
-inline hipError_t hipHostGetDevicePointer(void** d, void* h, unsigned flags) { return cudaHostGetDevicePointer(d, h, flags); }
+inline hipError_t hipHostGetDevicePointer(void** d, void* h, unsigned flags) {
+  return cudaHostGetDevicePointer(d, h, flags);
+}
 inline hipError_t hipHostRegister(void* p, size_t n, unsigned flags) { return cudaHostRegister(p, n, flags); }
 inline hipError_t hipHostUnregister(void* p) { return cudaHostUnregister(p); }
-inline hipError_t hipPointerGetAttributes(hipPointerAttribute_t* a, const void* p) { return cudaPointerGetAttributes(a, p); }
+inline hipError_t hipPointerGetAttributes(hipPointerAttribute_t* a, const void* p) {
+  return cudaPointerGetAttributes(a, p);
+}
 
 inline hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t* h, void* p) { return cudaIpcGetMemHandle(h, p); }
-inline hipError_t hipIpcOpenMemHandle(void** p, hipIpcMemHandle_t h, unsigned flags) { return cudaIpcOpenMemHandle(p, h, flags); }
+inline hipError_t hipIpcOpenMemHandle(void** p, hipIpcMemHandle_t h, unsigned flags) {
+  return cudaIpcOpenMemHandle(p, h, flags);
+}
 inline hipError_t hipIpcCloseMemHandle(void* p) { return cudaIpcCloseMemHandle(p); }
 
 inline hipError_t hipStreamCreate(hipStream_t* s) { return cudaStreamCreate(s); }
@@ -122,7 +136,9 @@ inline hipError_t hipMemcpyFromSymbol(void* dst, const T& sym, size_t n, size_t 
   return cudaMemcpyFromSymbol(dst, sym, n, off, k);
 }
 template <typename F>
-inline hipError_t hipFuncGetAttributes(hipFuncAttributes* a, F* f) { return cudaFuncGetAttributes(a, f); }
+inline hipError_t hipFuncGetAttributes(hipFuncAttributes* a, F* f) {
+  return cudaFuncGetAttributes(a, f);
+}
 template <typename F>
 inline hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* n, F* f, int threads, size_t smem) {
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, f, threads, smem);

@@ -31,8 +31,8 @@ inline uint64_t testSeed(const char* test) {
   return seed;
 }
 
-constexpr WqeOp kAllOps[] = {WqeOp::Write, WqeOp::WriteInline, WqeOp::Read, WqeOp::AtomicFetchAdd,
-                             WqeOp::AtomicCompareSwap, WqeOp::Nop};
+constexpr WqeOp kAllOps[] = {WqeOp::Write,          WqeOp::WriteInline,       WqeOp::Read,
+                             WqeOp::AtomicFetchAdd, WqeOp::AtomicCompareSwap, WqeOp::Nop};
 
 inline const char* opName(WqeOp op) {
   switch (op) {
@@ -77,9 +77,7 @@ struct DescGen {
     d.rkey = u32();
     switch (op) {
       case WqeOp::Write:
-      case WqeOp::Read:
-        d.bytes = length(maxMessage);
-        break;
+      case WqeOp::Read: d.bytes = length(maxMessage); break;
       case WqeOp::WriteInline:
         d.bytes = length(maxInline);
         for (auto& b : inlineBuf) b = static_cast<uint8_t>(rng());

@@ -160,12 +160,11 @@ TEST(RdmaFormatsBnxt, RetransmissionTableAcrossWraps) {
     for (uint32_t mtu : {256u, 1024u, 4096u}) {
       const uint32_t depth = 32;
       const uint32_t word = Bnxt::makeProviderWord(mtu, ext);
-      HostEndpoint h(Provider::Bnxt, depth, Bnxt::kSlotBytes, 64, Bnxt::kCqeBytes,
-                     Bnxt::psnTableBytes(depth, word));
+      HostEndpoint h(Provider::Bnxt, depth, Bnxt::kSlotBytes, 64, Bnxt::kCqeBytes, Bnxt::psnTableBytes(depth, word));
       h.ep.providerWord = word;
       uint8_t* table = Bnxt::psnTable(h.ep);
       ASSERT_EQ(table, h.ep.sq + depth * kStaticWqeBytes);  // verbs.c: que->pad = va + depth * stride
-      uint32_t psn = 0xfffff0 + gen.below(16);  // near the 24-bit wrap
+      uint32_t psn = 0xfffff0 + gen.below(16);              // near the 24-bit wrap
       Bnxt::initPsnTable(table, depth, word, psn);
       uint64_t posted = 0;
       while (posted < 5 * depth) {

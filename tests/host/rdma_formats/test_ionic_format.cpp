@@ -87,8 +87,7 @@ TEST(RdmaFormatsIonic, EncodeFieldsAtPublishedOffsets) {
           EXPECT_EQ(be(w, kVaHiOff, 4) << 32 | be(w, kVaLoOff, 4), d.remoteAddr);
           EXPECT_EQ(be(w, kRkeyOff, 4), d.rkey);
           EXPECT_EQ(be(w, kSwapHiOff, 4) << 32 | be(w, kSwapLoOff, 4), d.operand);
-          EXPECT_EQ(be(w, kCmpHiOff, 4) << 32 | be(w, kCmpLoOff, 4),
-                    op == WqeOp::AtomicCompareSwap ? d.compare : 0);
+          EXPECT_EQ(be(w, kCmpHiOff, 4) << 32 | be(w, kCmpLoOff, 4), op == WqeOp::AtomicCompareSwap ? d.compare : 0);
           if (v1) {
             EXPECT_EQ(be(w, kV1SgeVaOff, 8), d.localAddr);
             EXPECT_EQ(be(w, kV1SgeLenOff, 4), 8u);
@@ -137,8 +136,8 @@ TEST(RdmaFormatsIonic, DoorbellValues) {
   }
 }
 
-void nicWriteCqe(uint8_t* cq, uint32_t depth, uint64_t k, uint32_t type, uint32_t msn, uint64_t npgIdx,
-                 bool error, uint32_t status, uint32_t qid) {
+void nicWriteCqe(uint8_t* cq, uint32_t depth, uint64_t k, uint32_t type, uint32_t msn, uint64_t npgIdx, bool error,
+                 uint32_t status, uint32_t qid) {
   uint8_t* e = cq + (k & (depth - 1)) * kCqeBytes;
   memset(e, 0, kCqeBytes);
   putBe(e, kMsnOff, msn, 4);

@@ -90,9 +90,7 @@ void referenceWqe(uint8_t* buf, uint32_t qpn, uint32_t slotIndex, const WqeDesc&
       ds = 4;
       break;
     }
-    case WqeOp::Nop:
-      ds = 1;
-      break;
+    case WqeOp::Nop: ds = 1; break;
   }
   // rdma-core maps IBV_SEND_SIGNALED to MLX5_WQE_CTRL_CQ_UPDATE and IBV_SEND_FENCE to
   // MLX5_WQE_CTRL_FENCE (providers/mlx5/qp.c).

@@ -78,8 +78,7 @@ void checkEncodeParse(const char* name, uint32_t providerWord) {
           EXPECT_EQ(w.localAddr, d.localAddr);
           EXPECT_EQ(w.lkey, d.lkey);
           break;
-        case WqeOp::Nop:
-          break;
+        case WqeOp::Nop: break;
       }
       if constexpr (P::kProvider == Provider::Mlx5) {
         EXPECT_EQ(w.wqeIndex, idx & 0xffff);

@@ -32,9 +32,9 @@ extern "C" __attribute__((visibility("default"))) const int mori_shmem_rdma_plug
 
 #if defined(FAKE_PLUGIN_GOOD) || defined(FAKE_PLUGIN_WRONG_VERSION)
 extern "C" __attribute__((visibility("default"))) int mori_shmem_rdma_plugin_open(int version,
-                                                                                 mori::bootstrap::Bootstrap*,
-                                                                                 const mori::env::Config*,
-                                                                                 mori::rdma::Device** out) {
+                                                                                  mori::bootstrap::Bootstrap*,
+                                                                                  const mori::env::Config*,
+                                                                                  mori::rdma::Device** out) {
   if (version != mori::rdma::kPluginInterfaceVersion) return MORI_SHMEM_ERROR_NOT_SUPPORTED;
   *out = new FakeDevice();
   return MORI_SHMEM_SUCCESS;

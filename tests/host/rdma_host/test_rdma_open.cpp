@@ -163,7 +163,8 @@ TEST(RdmaProviders, BnxtAndIonicWithoutTheirDirectVerbsAreNotSupported) {
     t.port = 1;
     std::unique_ptr<rdma::Device> dev;
     testing::internal::CaptureStderr();
-    Status s = p == rdma::Provider::Bnxt ? rdma::openBnxtDevice(*api, t, cfg, &dev) : rdma::openIonicDevice(*api, t, cfg, &dev);
+    Status s = p == rdma::Provider::Bnxt ? rdma::openBnxtDevice(*api, t, cfg, &dev)
+                                         : rdma::openIonicDevice(*api, t, cfg, &dev);
     std::string err = testing::internal::GetCapturedStderr();
     if (s == Status::Success) continue;  // a machine with the vendor library and device
     EXPECT_EQ(s, Status::NotSupported) << err;

@@ -162,8 +162,8 @@ TEST(RdmaPci, DistanceOverSysfsPaths) {
   const std::string nicSameRoot = "/sys/devices/pci0000:00/0000:00:02.0/0000:05:00.0";
   const std::string nicOtherSocket = "/sys/devices/pci0000:80/0000:80:01.0/0000:81:00.0";
   EXPECT_EQ(pciDistance(gpu, gpu), 0);
-  EXPECT_EQ(pciDistance(gpu, nicSameSwitch), 4);  // up to 0000:01:00.0 (2 hops) and down (2)
-  EXPECT_EQ(pciDistance(gpu, nicSameRoot), 6);    // meet at pci0000:00
+  EXPECT_EQ(pciDistance(gpu, nicSameSwitch), 4);                           // up to 0000:01:00.0 (2 hops) and down (2)
+  EXPECT_EQ(pciDistance(gpu, nicSameRoot), 6);                             // meet at pci0000:00
   EXPECT_EQ(pciDistance(gpu, nicOtherSocket), 5 + 3 + kCrossRootPenalty);  // meet at /sys/devices only
   EXPECT_EQ(pciDistance(nicSameSwitch, gpu), pciDistance(gpu, nicSameSwitch));
   EXPECT_EQ(pciDistance("", nicSameRoot), kUnknownDistance);
@@ -242,7 +242,7 @@ TEST(RdmaFootprint, LayoutMatchesTheProviderFormats) {
   EXPECT_EQ(l.cqeBytes, Mlx5::kCqeBytes);
   EXPECT_EQ(l.sqBytes, 1024u * 64);
   EXPECT_EQ(l.cqBytes, 1024u * 64);
-  EXPECT_GE(l.dbrecBytes, 16u);  // QP record (8) + CQ record (8)
+  EXPECT_GE(l.dbrecBytes, 16u);               // QP record (8) + CQ record (8)
   EXPECT_EQ(l.atomicBytes, (1024u + 1) * 8);  // a result word per slot + the discard word
   // Regions do not overlap and NIC-visible ones start on pages.
   EXPECT_EQ(l.sqOffset % 4096, 0u);

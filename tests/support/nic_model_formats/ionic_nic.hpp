@@ -57,7 +57,7 @@ MORI_HOST_DEVICE_INLINE bool parseWqe(const void* slot, uint32_t version, Parsed
     out->atomicBytes = 8;
     out->operand = bytes::be(slot, 28, 4) << 32 | bytes::be(slot, 32, 4);  // swap_add_high/low
     out->compare = bytes::be(slot, 36, 4) << 32 | bytes::be(slot, 40, 4);  // compare_high/low
-    if (v1) {  // sge at 48: va, len, lkey
+    if (v1) {                                                              // sge at 48: va, len, lkey
       out->localAddr = bytes::be(slot, 48, 8);
       out->lkey = static_cast<uint32_t>(bytes::be(slot, 60, 4));
       if (bytes::be(slot, 56, 4) != 8) return false;

@@ -16,8 +16,8 @@ namespace mori::test::nic::mlx5 {
 // [8] signature; [9..10] dci stream; [11] fm_ce_se; [12..15] imm.
 constexpr uint32_t kOpNop = 0x00, kOpWrite = 0x08, kOpRead = 0x10, kOpCs = 0x11, kOpFa = 0x12, kOpMaskedCs = 0x14,
                    kOpMaskedFa = 0x15;
-constexpr uint32_t kCeCqUpdate = 0x08;     // fm_ce_se bits 3:2 = 2
-constexpr uint32_t kFmMask = 0xe0;         // fm_ce_se bits 7:5, fence mode
+constexpr uint32_t kCeCqUpdate = 0x08;  // fm_ce_se bits 3:2 = 2
+constexpr uint32_t kFmMask = 0xe0;      // fm_ce_se bits 7:5, fence mode
 constexpr uint32_t kInlineFlag = 0x80000000u;
 constexpr uint32_t kCqeBytes = 64;
 

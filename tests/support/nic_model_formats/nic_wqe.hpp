@@ -19,7 +19,7 @@ constexpr uint32_t kMaxParsedInline = 128;
 // A WQE as the NIC understands it, in host byte order.
 struct ParsedWqe {
   WqeOp op;
-  uint8_t signal;       // a completion entry is requested
+  uint8_t signal;  // a completion entry is requested
   uint8_t fence;
   uint8_t atomicBytes;  // 4 or 8 for atomics, else 0
   uint32_t bytes;       // payload length (Write/WriteInline/Read), 0 for atomics and NOPs
@@ -38,13 +38,13 @@ struct ParsedWqe {
 
 // What the NIC reports in a completion entry.
 struct CompletionSpec {
-  uint64_t lastWqe;     // monotonic index of the last WQE the entry completes
-  uint32_t sqDepth;     // SQ ring size (bnxt reports positions modulo it)
-  uint32_t qpn;         // QPN (bnxt: written as qp_handle, ionic: queue id)
-  uint8_t error;        // write an error entry
-  uint8_t status;       // error syndrome / status code
-  uint8_t vendorStatus; // mlx5 vendor syndrome
-  uint8_t wqeOpcode;    // mlx5: opcode of the failed WQE (in s_wqe_opcode_qpn)
+  uint64_t lastWqe;      // monotonic index of the last WQE the entry completes
+  uint32_t sqDepth;      // SQ ring size (bnxt reports positions modulo it)
+  uint32_t qpn;          // QPN (bnxt: written as qp_handle, ionic: queue id)
+  uint8_t error;         // write an error entry
+  uint8_t status;        // error syndrome / status code
+  uint8_t vendorStatus;  // mlx5 vendor syndrome
+  uint8_t wqeOpcode;     // mlx5: opcode of the failed WQE (in s_wqe_opcode_qpn)
 };
 
 namespace bytes {

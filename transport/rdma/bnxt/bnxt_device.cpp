@@ -192,7 +192,8 @@ Status BnxtEndpoint::create() {
   obj.cq.in = cq_;
   obj.cq.out = &dvCq;
   int rc = dv.initObj(&obj, bnxt_dv::kObjCq);
-  if (rc != 0) return MORI_FAIL(Status::System, log::kRdma, "bnxt_re_dv_init_obj(%s, CQ) failed: %s", dev, strerror(rc));
+  if (rc != 0)
+    return MORI_FAIL(Status::System, log::kRdma, "bnxt_re_dv_init_obj(%s, CQ) failed: %s", dev, strerror(rc));
   if (dvCq.cqe_size != Bnxt::kCqeBytes)
     return MORI_FAIL(Status::NotSupported, log::kRdma, "%s: CQE size %u, the bnxt completion format reads %u-byte CQEs",
                      dev, dvCq.cqe_size, Bnxt::kCqeBytes);
@@ -277,7 +278,8 @@ Status BnxtEndpoint::connect(const EndpointWireInfo& remote) {
   handle_.providerWord = Bnxt::makeProviderWord(static_cast<uint32_t>(mtuBytes(mtu)), /*psnSearchExtFormat=*/false);
   std::vector<uint8_t> table(Bnxt::psnTableBytes(layout_.sqDepth, handle_.providerWord));
   Bnxt::initPsnTable(table.data(), layout_.sqDepth, handle_.providerWord, local_.psn);
-  MORI_TRY(buf_.upload(layout_.sqOffset + (size_t{layout_.sqDepth} << layout_.sqSlotShift), table.data(), table.size()));
+  MORI_TRY(
+      buf_.upload(layout_.sqOffset + (size_t{layout_.sqDepth} << layout_.sqSlotShift), table.data(), table.size()));
   MORI_TRY(connectRcQp(dev_, modifyThroughDv, const_cast<bnxt_dv::BroadcomApi*>(&dev_.dv()), qp_, local_.psn, remote,
                        mtu, cfg_.peer, cfg_.qpIndex));
   connected_ = true;
@@ -287,10 +289,13 @@ Status BnxtEndpoint::connect(const EndpointWireInfo& remote) {
 BnxtEndpoint::~BnxtEndpoint() {
   const bnxt_dv::BroadcomApi& dv = dev_.dv();
   const char* dev = dev_.name();
-  if (qp_ && dv.destroyQp(qp_) != 0) MORI_LOG_WARN(log::kRdma, "%s: bnxt_re_dv_destroy_qp failed: %s", dev, strerror(errno));
-  if (cq_ && dv.destroyCq(cq_) != 0) MORI_LOG_WARN(log::kRdma, "%s: bnxt_re_dv_destroy_cq failed: %s", dev, strerror(errno));
+  if (qp_ && dv.destroyQp(qp_) != 0)
+    MORI_LOG_WARN(log::kRdma, "%s: bnxt_re_dv_destroy_qp failed: %s", dev, strerror(errno));
+  if (cq_ && dv.destroyCq(cq_) != 0)
+    MORI_LOG_WARN(log::kRdma, "%s: bnxt_re_dv_destroy_cq failed: %s", dev, strerror(errno));
   if (atomicMr_) (void)deregisterGpuMemory(dev_.api(), dev, atomicMr_);
-  if (umem_ && dv.umemDereg(umem_) != 0) MORI_LOG_WARN(log::kRdma, "%s: bnxt_re_dv_umem_dereg failed: %s", dev, strerror(errno));
+  if (umem_ && dv.umemDereg(umem_) != 0)
+    MORI_LOG_WARN(log::kRdma, "%s: bnxt_re_dv_umem_dereg failed: %s", dev, strerror(errno));
   if (doorbellGpu_) (void)platform::unmapMmioForGpu(doorbellHost_);
 }
 
@@ -301,8 +306,9 @@ Status openBnxtDevice(const VerbsApi& api, const DeviceTarget& target, const env
   std::string why;
   bnxt_dv::BroadcomApi dv{};
   if (!ok(loadBroadcomApi(&dv, &why)))
-    return MORI_FAIL(Status::NotSupported, log::kRdma, "%s is a bnxt_re device but GPU-resident queues are unavailable: %s",
-                     target.name.c_str(), why.c_str());
+    return MORI_FAIL(Status::NotSupported, log::kRdma,
+                     "%s is a bnxt_re device but GPU-resident queues are unavailable: %s", target.name.c_str(),
+                     why.c_str());
   auto dev = std::make_unique<BnxtDevice>();
   MORI_TRY(dev->open(api, dv, target, cfg));
   *out = std::move(dev);

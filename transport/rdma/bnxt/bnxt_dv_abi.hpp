@@ -25,7 +25,7 @@ struct DbRegionAttr {  // struct bnxt_re_dv_db_region_attr
 };
 
 constexpr uint64_t kUmemFlagDmabuf = 1u << 0;  // enum bnxt_re_dv_umem_in_flags
-struct UmemRegAttr {                            // struct bnxt_re_dv_umem_reg_attr
+struct UmemRegAttr {                           // struct bnxt_re_dv_umem_reg_attr
   void* addr;
   size_t size;
   uint32_t access_flags;
@@ -55,7 +55,7 @@ struct QpInitAttr {  // struct bnxt_re_dv_qp_init_attr
   void* dbr_handle;    // from bnxt_re_dv_alloc_db_region; null: the context's default page
   void* sq_umem_handle;
   uint64_t sq_umem_offset;
-  uint32_t sq_len;  // ring plus search table
+  uint32_t sq_len;    // ring plus search table
   uint32_t sq_slots;  // 16-byte slots
   void* rq_umem_handle;
   uint64_t rq_umem_offset;

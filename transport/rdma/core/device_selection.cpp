@@ -141,7 +141,9 @@ Status selectGidIndex(const std::vector<GidEntry>& table, bool ethernet, int64_t
     for (const GidEntry& e : table) {
       if (e.index == overrideIndex && !gidIsZero(e.gid)) {
         *out = e.index;
-        if (note) *note = "GID index " + std::to_string(e.index) + " (" + gidTypeName(e.type) + ") from MORI_SHMEM_IB_GID_INDEX";
+        if (note)
+          *note =
+              "GID index " + std::to_string(e.index) + " (" + gidTypeName(e.type) + ") from MORI_SHMEM_IB_GID_INDEX";
         return Status::Success;
       }
     }
@@ -165,7 +167,8 @@ Status selectGidIndex(const std::vector<GidEntry>& table, bool ethernet, int64_t
   if (!best) return Status::NotSupported;
   *out = best->index;
   if (note) {
-    *note = "GID index " + std::to_string(best->index) + " (" + gidTypeName(best->type) + " " + gidToString(best->gid) + ")";
+    *note = "GID index " + std::to_string(best->index) + " (" + gidTypeName(best->type) + " " + gidToString(best->gid) +
+            ")";
     if (ethernet && best->type != GidType::RoceV2) *note += ", no RoCE v2 GID on this port";
   }
   return Status::Success;
@@ -177,8 +180,9 @@ int mtuBytes(int ibvMtu) { return ibvMtu >= 1 && ibvMtu <= 5 ? 128 << ibvMtu : 0
 
 Status pathMtu(int localActiveMtu, int remoteActiveMtu, int* out) {
   if (!mtuBytes(localActiveMtu) || !mtuBytes(remoteActiveMtu))
-    return MORI_FAIL(Status::InvalidUsage, log::kRdma, "invalid active MTU (ibv_mtu local %d, remote %d): expected 1..5",
-                     localActiveMtu, remoteActiveMtu);
+    return MORI_FAIL(Status::InvalidUsage, log::kRdma,
+                     "invalid active MTU (ibv_mtu local %d, remote %d): expected 1..5", localActiveMtu,
+                     remoteActiveMtu);
   *out = std::min(localActiveMtu, remoteActiveMtu);
   return Status::Success;
 }

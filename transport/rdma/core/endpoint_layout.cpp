@@ -67,8 +67,7 @@ Status endpointLayout(Provider provider, uint32_t sqDepth, size_t pageBytes, End
       l.sqBytes = alignUp(size_t{sqDepth} << l.sqSlotShift, pageBytes);
       l.cqBytes = alignUp(size_t{l.cqDepth} * l.cqeBytes, pageBytes);
       break;
-    case Provider::None:
-      return MORI_FAIL(Status::InvalidUsage, log::kRdma, "endpointLayout: no provider");
+    case Provider::None: return MORI_FAIL(Status::InvalidUsage, log::kRdma, "endpointLayout: no provider");
   }
   if (!l.queuesFromProvider) {
     l.sqOffset = off;

@@ -33,7 +33,8 @@ Status GpuBuffer::create(size_t bytes, size_t pageBytes, GpuBuffer* out) {
   MORI_TRY(platform::allocQueueMemory(bytes + pageBytes, &raw));
   GpuBuffer b;
   b.raw_ = raw;
-  b.data_ = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(raw) + pageBytes - 1) & ~(uintptr_t{pageBytes} - 1));
+  b.data_ =
+      reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(raw) + pageBytes - 1) & ~(uintptr_t{pageBytes} - 1));
   b.bytes_ = bytes;
   *out = std::move(b);
   return Status::Success;

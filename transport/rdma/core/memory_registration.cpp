@@ -13,8 +13,8 @@ namespace mori::rdma {
 Status registerGpuMemory(const VerbsApi& api, ibv_pd* pd, const char* device, void* ptr, size_t bytes, int access,
                          ibv_mr** out, bool* viaDmabuf) {
   if (!ptr || bytes == 0)
-    return MORI_FAIL(Status::InvalidUsage, log::kMem, "register %p (%zu bytes) with %s: null or empty range", ptr, bytes,
-                     device);
+    return MORI_FAIL(Status::InvalidUsage, log::kMem, "register %p (%zu bytes) with %s: null or empty range", ptr,
+                     bytes, device);
   std::string dmabufNote;
   if (!api.regDmabufMr) {
     dmabufNote = "libibverbs has no ibv_reg_dmabuf_mr";
@@ -37,8 +37,8 @@ Status registerGpuMemory(const VerbsApi& api, ibv_pd* pd, const char* device, vo
         return Status::Success;
       }
       dmabufNote = std::string("ibv_reg_dmabuf_mr failed: ") + strerror(err);
-      MORI_LOG_INFO(log::kMem, "ibv_reg_dmabuf_mr(%s, %p, %zu bytes, offset %llu) failed: %s; trying ibv_reg_mr", device,
-                    ptr, bytes, static_cast<unsigned long long>(offset), strerror(err));
+      MORI_LOG_INFO(log::kMem, "ibv_reg_dmabuf_mr(%s, %p, %zu bytes, offset %llu) failed: %s; trying ibv_reg_mr",
+                    device, ptr, bytes, static_cast<unsigned long long>(offset), strerror(err));
     }
   }
   errno = 0;

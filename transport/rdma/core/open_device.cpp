@@ -38,8 +38,9 @@ Status openDevice(const std::string& gpuPciBusId, const env::Config& cfg, bootst
   std::string none;
   MORI_TRY(list.probe(/*withGids=*/false, &none));
   if (list.devices().empty())
-    return notSupported(why, "no RDMA devices: " +
-                                 (none.empty() ? std::string("libibverbs lists none (no kernel RDMA driver bound)") : none));
+    return notSupported(why,
+                        "no RDMA devices: " +
+                            (none.empty() ? std::string("libibverbs lists none (no kernel RDMA driver bound)") : none));
 
   // Every device named by an include list must exist: a typo must not silently pick another NIC.
   if (!filter.exclude) {
@@ -110,7 +111,8 @@ Status openDevice(const std::string& gpuPciBusId, const env::Config& cfg, bootst
                   std::unique_ptr<Device>* out) {
   std::string why;
   Status s = openDevice(gpuPciBusId, cfg, boot, out, &why);
-  if (s == Status::NotSupported && !why.empty()) MORI_LOG_WARN(log::kRdma, "RDMA transport not available: %s", why.c_str());
+  if (s == Status::NotSupported && !why.empty())
+    MORI_LOG_WARN(log::kRdma, "RDMA transport not available: %s", why.c_str());
   return s;
 }
 

@@ -74,9 +74,9 @@ class Device {
 // One port of a discovered device, as mori-shmem-info prints it.
 struct PortInfo {
   int port = 0;
-  std::string state;      // "ACTIVE", "DOWN", ...
-  std::string linkLayer;  // "Ethernet" (RoCE) or "InfiniBand"
-  int activeMtu = 0;      // bytes
+  std::string state;              // "ACTIVE", "DOWN", ...
+  std::string linkLayer;          // "Ethernet" (RoCE) or "InfiniBand"
+  int activeMtu = 0;              // bytes
   std::vector<std::string> gids;  // "index: gid (type)"
 };
 struct DeviceInfo {

@@ -49,14 +49,17 @@ Status VerbsDevice::init(const VerbsApi& api, ibv_context* ctx, const DeviceTarg
   std::string note;
   Status s = selectGidIndex(gids, ethernet(), cfg.ibGidIndex, &gidIndex_, &note);
   if (s == Status::NotSupported)
-    return MORI_FAIL(Status::NotSupported, log::kRdma, "%s port %d has no valid GID (is the interface up with an "
-                     "address?)", dev, port_);
+    return MORI_FAIL(Status::NotSupported, log::kRdma,
+                     "%s port %d has no valid GID (is the interface up with an "
+                     "address?)",
+                     dev, port_);
   MORI_TRY(s);
   for (const GidEntry& g : gids)
     if (g.index == gidIndex_) memcpy(gid_, g.gid, 16);
   errno = 0;
   pd_ = api.allocPd(ctx_);
-  if (!pd_) return MORI_FAIL(Status::System, log::kRdma, "ibv_alloc_pd(%s) failed: %s", dev, strerror(errno ? errno : ENOMEM));
+  if (!pd_)
+    return MORI_FAIL(Status::System, log::kRdma, "ibv_alloc_pd(%s) failed: %s", dev, strerror(errno ? errno : ENOMEM));
   MORI_LOG_INFO(log::kRdma, "%s (%s) port %d: %s, %s, active MTU %d, %s", dev, providerName(provider_), port_,
                 portStateName(portAttr_.state), linkLayerName(portAttr_.link_layer), mtuBytes(portAttr_.active_mtu),
                 note.c_str());

@@ -1,8 +1,8 @@
 #include "transport/rdma/core/verbs_loader.hpp"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <errno.h>
+#include <link.h>
 #include <string.h>
 
 #include <map>

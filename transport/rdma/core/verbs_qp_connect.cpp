@@ -22,7 +22,8 @@ Status step(ModifyQpFn modify, void* cookie, const VerbsDevice& dev, ibv_qp* qp,
 
 Status connectRcQp(const VerbsDevice& dev, ModifyQpFn modify, void* cookie, ibv_qp* qp, uint32_t localPsn,
                    const EndpointWireInfo& remote, int pathMtu, int peer, uint32_t qpIndex) {
-  const uint8_t rdAtomic = static_cast<uint8_t>(std::min(dev.deviceAttr().max_qp_rd_atom > 0 ? dev.deviceAttr().max_qp_rd_atom : 1, 255));
+  const uint8_t rdAtomic =
+      static_cast<uint8_t>(std::min(dev.deviceAttr().max_qp_rd_atom > 0 ? dev.deviceAttr().max_qp_rd_atom : 1, 255));
   ibv_qp_attr a{};
   a.qp_state = IBV_QPS_INIT;
   a.pkey_index = 0;
@@ -59,9 +60,10 @@ Status connectRcQp(const VerbsDevice& dev, ModifyQpFn modify, void* cookie, ibv_
   a.retry_cnt = 7;
   a.rnr_retry = 7;
   a.max_rd_atomic = rdAtomic;
-  return step(modify, cookie, dev, qp, &a,
-              IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC,
-              "RTR->RTS", peer, qpIndex);
+  return step(
+      modify, cookie, dev, qp, &a,
+      IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC,
+      "RTR->RTS", peer, qpIndex);
 }
 
 }  // namespace mori::rdma

@@ -211,7 +211,8 @@ Status IonicEndpoint::create() {
   qp_ = createQpEx(dev_.context(), &qpAttr);
   if (!qp_)
     return MORI_FAIL(Status::System, log::kRdma, "ibv_create_qp_ex(%s, RC, %u WQEs in GPU memory) failed: %s%s%s", dev,
-                     layout_.sqDepth, strerror(errno ? errno : EIO), allocError_.empty() ? "" : ": ", allocError_.c_str());
+                     layout_.sqDepth, strerror(errno ? errno : EIO), allocError_.empty() ? "" : ": ",
+                     allocError_.c_str());
 
   ionic_dv::DvQp dvQp{};
   ionic_dv::DvCq dvCq{};
@@ -221,9 +222,11 @@ Status IonicEndpoint::create() {
     return MORI_FAIL(Status::System, log::kRdma, "ionic_dv_get_qp/get_cq(%s, QP 0x%x) failed: %s", dev, qp_->qp_num,
                      strerror(rc));
   if (!ownsRing(dvQp.sq.ptr) || !ownsRing(dvCq.q.ptr))
-    return MORI_FAIL(Status::NotSupported, log::kRdma,
-                     "%s placed QP 0x%x's rings outside GPU memory (SQ %p, CQ %p): the controller-memory bar or another "
-                     "allocator is in use", dev, qp_->qp_num, dvQp.sq.ptr, dvCq.q.ptr);
+    return MORI_FAIL(
+        Status::NotSupported, log::kRdma,
+        "%s placed QP 0x%x's rings outside GPU memory (SQ %p, CQ %p): the controller-memory bar or another "
+        "allocator is in use",
+        dev, qp_->qp_num, dvQp.sq.ptr, dvCq.q.ptr);
   if ((1u << dvQp.sq.stride_log2) != Ionic::kSlotBytes || (1u << dvCq.q.stride_log2) != Ionic::kCqeBytes)
     return MORI_FAIL(Status::NotSupported, log::kRdma,
                      "%s QP 0x%x: SQ stride %u and CQE stride %u bytes, the ionic format needs %u and %u", dev,
@@ -287,7 +290,8 @@ IonicEndpoint::~IonicEndpoint() {
   const VerbsApi& api = dev_.api();
   const char* dev = dev_.name();
   int rc;
-  if (qp_ && (rc = api.destroyQp(qp_)) != 0) MORI_LOG_WARN(log::kRdma, "%s: ibv_destroy_qp failed: %s", dev, strerror(rc));
+  if (qp_ && (rc = api.destroyQp(qp_)) != 0)
+    MORI_LOG_WARN(log::kRdma, "%s: ibv_destroy_qp failed: %s", dev, strerror(rc));
   if (cq_ && (rc = api.destroyCq(ibv_cq_ex_to_cq(cq_))) != 0)
     MORI_LOG_WARN(log::kRdma, "%s: ibv_destroy_cq failed: %s", dev, strerror(rc));
   if (parent_ && (rc = api.deallocPd(parent_)) != 0)
@@ -303,8 +307,9 @@ Status openIonicDevice(const VerbsApi& api, const DeviceTarget& target, const en
   std::string why;
   ionic_dv::Api dv{};
   if (!ok(loadIonicApi(&dv, &why)))
-    return MORI_FAIL(Status::NotSupported, log::kRdma, "%s is an ionic device but GPU-resident queues are unavailable: %s",
-                     target.name.c_str(), why.c_str());
+    return MORI_FAIL(Status::NotSupported, log::kRdma,
+                     "%s is an ionic device but GPU-resident queues are unavailable: %s", target.name.c_str(),
+                     why.c_str());
   auto dev = std::make_unique<IonicDevice>();
   MORI_TRY(dev->open(api, dv, target, cfg));
   *out = std::move(dev);

@@ -18,12 +18,12 @@ using QueryHcaCapIn = std::array<uint8_t, query_hca_cap_in::kBytes>;
 
 // CQ whose entries and doorbell record live in one umem (GPU memory).
 struct CqParams {
-  uint32_t logSize = 0;        // log2 entries
-  uint32_t uarPage = 0;        // UAR page index (mlx5dv_devx_uar::page_id)
-  uint32_t eqn = 0;            // completion event queue (mlx5dv_devx_query_eqn); never armed
-  uint32_t umemId = 0;         // umem holding the entries and the doorbell record
-  uint64_t cqOffset = 0;       // of the entries inside the umem
-  uint64_t dbrecOffset = 0;    // of the 8-byte doorbell record inside the umem
+  uint32_t logSize = 0;      // log2 entries
+  uint32_t uarPage = 0;      // UAR page index (mlx5dv_devx_uar::page_id)
+  uint32_t eqn = 0;          // completion event queue (mlx5dv_devx_query_eqn); never armed
+  uint32_t umemId = 0;       // umem holding the entries and the doorbell record
+  uint64_t cqOffset = 0;     // of the entries inside the umem
+  uint64_t dbrecOffset = 0;  // of the 8-byte doorbell record inside the umem
 };
 // 64-byte CQEs, not collapsed; overrun checking stays on (oi = 0): the device flow control never
 // lets more than depth completions be outstanding, so an overrun is a bug that must surface as a
@@ -35,8 +35,8 @@ CreateCqIn buildCreateCq(const CqParams& p);
 struct QpParams {
   uint32_t pdn = 0;
   uint32_t uarPage = 0;
-  uint32_t cqn = 0;            // send and (unused) receive completions
-  uint32_t logSqSize = 0;      // log2 of 64-byte basic blocks
+  uint32_t cqn = 0;        // send and (unused) receive completions
+  uint32_t logSqSize = 0;  // log2 of 64-byte basic blocks
   uint32_t umemId = 0;
   uint64_t wqOffset = 0;
   uint64_t dbrecOffset = 0;
@@ -57,11 +57,11 @@ ModifyQpIn buildRst2Init(const Rst2InitParams& p);
 struct Init2RtrParams {
   uint32_t qpn = 0;
   uint32_t port = 1;
-  uint32_t pathMtu = 0;        // enum ibv_mtu == PRM mtu encoding (1 = 256 B ... 5 = 4096 B)
+  uint32_t pathMtu = 0;  // enum ibv_mtu == PRM mtu encoding (1 = 256 B ... 5 = 4096 B)
   uint32_t logMsgMax = 30;
   uint32_t remoteQpn = 0;
-  uint32_t remotePsn = 0;      // next PSN expected from the peer
-  uint32_t logRraMax = 0;      // responder READ/atomic depth
+  uint32_t remotePsn = 0;  // next PSN expected from the peer
+  uint32_t logRraMax = 0;  // responder READ/atomic depth
   uint32_t minRnrNak = 12;
   bool roce = false;
   // InfiniBand
@@ -69,11 +69,11 @@ struct Init2RtrParams {
   uint32_t sl = 0;
   // RoCE
   uint8_t remoteGid[16] = {};
-  uint8_t remoteMac[6] = {};   // next-hop MAC resolved by the kernel (an address handle)
+  uint8_t remoteMac[6] = {};  // next-hop MAC resolved by the kernel (an address handle)
   uint32_t sgidIndex = 0;
   uint32_t hopLimit = 64;
   uint32_t udpSport = 0xc000;
-  uint32_t trafficClass = 0;   // DSCP << 2 | ECN
+  uint32_t trafficClass = 0;  // DSCP << 2 | ECN
   uint32_t ethPrio = 0;
 };
 ModifyQpIn buildInit2Rtr(const Init2RtrParams& p);
@@ -81,11 +81,11 @@ ModifyQpIn buildInit2Rtr(const Init2RtrParams& p);
 // RTR -> RTS.
 struct Rtr2RtsParams {
   uint32_t qpn = 0;
-  uint32_t localPsn = 0;       // first PSN this QP sends
-  uint32_t logSraMax = 0;      // requester READ/atomic depth
+  uint32_t localPsn = 0;   // first PSN this QP sends
+  uint32_t logSraMax = 0;  // requester READ/atomic depth
   uint32_t retryCount = 7;
   uint32_t rnrRetry = 7;
-  uint32_t ackTimeout = 20;    // 4.096 us * 2^20 ~ 4.3 s before a retry
+  uint32_t ackTimeout = 20;  // 4.096 us * 2^20 ~ 4.3 s before a retry
 };
 ModifyQpIn buildRtr2Rts(const Rtr2RtsParams& p);
 

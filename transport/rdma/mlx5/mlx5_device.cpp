@@ -101,8 +101,9 @@ Status Mlx5Device::generalCmd(const void* in, size_t inLen, uint8_t* out, size_t
   memset(out, 0, outLen);
   int rc = mlx5_->generalCmd(context(), in, inLen, out, outLen);
   if (rc != 0 || outStatus(out) != 0)
-    return MORI_FAIL(Status::System, log::kRdma, "mlx5dv_devx_general_cmd(%s, %s) failed: %s, status 0x%x syndrome 0x%x",
-                     name(), what, strerror(rc ? (rc > 0 ? rc : errno) : EIO), outStatus(out), outSyndrome(out));
+    return MORI_FAIL(Status::System, log::kRdma,
+                     "mlx5dv_devx_general_cmd(%s, %s) failed: %s, status 0x%x syndrome 0x%x", name(), what,
+                     strerror(rc ? (rc > 0 ? rc : errno) : EIO), outStatus(out), outSyndrome(out));
   return Status::Success;
 }
 
@@ -118,9 +119,10 @@ Status Mlx5Device::open(const VerbsApi& api, const Mlx5Api& m, const DeviceTarge
   ibv_context* ctx = m.openDevice(target.device, &attr);
   if (!ctx) {
     const int err = errno ? errno : EIO;
-    return MORI_FAIL(err == EOPNOTSUPP || err == EPERM ? Status::NotSupported : Status::System, log::kRdma,
-                     "mlx5dv_open_device(%s, DEVX) failed: %s%s", dev, strerror(err),
-                     err == EOPNOTSUPP || err == EPERM ? " (the kernel or firmware does not allow DevX for this user)" : "");
+    return MORI_FAIL(
+        err == EOPNOTSUPP || err == EPERM ? Status::NotSupported : Status::System, log::kRdma,
+        "mlx5dv_open_device(%s, DEVX) failed: %s%s", dev, strerror(err),
+        err == EOPNOTSUPP || err == EPERM ? " (the kernel or firmware does not allow DevX for this user)" : "");
   }
   MORI_TRY(init(api, ctx, target, cfg));
   pageBytes_ = std::max<size_t>(kNicPageBytes, static_cast<size_t>(sysconf(_SC_PAGESIZE)));
@@ -143,15 +145,16 @@ Status Mlx5Device::open(const VerbsApi& api, const Mlx5Api& m, const DeviceTarge
   }
   caps_ = parseHcaCaps(general.data(), roce.empty() ? nullptr : roce.data());
   if (caps_.cqeVersion != 1)
-    return MORI_FAIL(Status::NotSupported, log::kRdma, "%s reports CQE version %u; the GPU completion parser reads version 1",
-                     dev, caps_.cqeVersion);
+    return MORI_FAIL(Status::NotSupported, log::kRdma,
+                     "%s reports CQE version %u; the GPU completion parser reads version 1", dev, caps_.cqeVersion);
   if (!caps_.atomic)
     return MORI_FAIL(Status::NotSupported, log::kRdma, "%s has no RDMA atomics (hca_cap.atomic = 0)", dev);
   rc = m.queryEqn(context(), 0, &eqn_);
   if (rc != 0)
-    return MORI_FAIL(Status::System, log::kRdma, "mlx5dv_devx_query_eqn(%s, 0) failed: %s", dev, strerror(rc > 0 ? rc : errno));
-  MORI_LOG_INFO(log::kRdma, "%s: DevX ready (pdn 0x%x, eqn %u, log max QP %u, log max CQ %u, log max msg %u)", dev, pdn_,
-                eqn_, caps_.logMaxQpSz, caps_.logMaxCqSz, caps_.logMaxMsg);
+    return MORI_FAIL(Status::System, log::kRdma, "mlx5dv_devx_query_eqn(%s, 0) failed: %s", dev,
+                     strerror(rc > 0 ? rc : errno));
+  MORI_LOG_INFO(log::kRdma, "%s: DevX ready (pdn 0x%x, eqn %u, log max QP %u, log max CQ %u, log max msg %u)", dev,
+                pdn_, eqn_, caps_.logMaxQpSz, caps_.logMaxCqSz, caps_.logMaxMsg);
   return Status::Success;
 }
 
@@ -303,9 +306,10 @@ Status Mlx5Endpoint::createQp() {
   errno = 0;
   qp_ = dev_.mlx5().objCreate(dev_.context(), in.data(), in.size(), out, sizeof(out));
   if (!qp_)
-    return MORI_FAIL(Status::System, log::kRdma,
-                     "mlx5dv_devx_obj_create(%s, CREATE_QP RC, CQ 0x%x, 2^%u WQEs) failed: %s, status 0x%x syndrome 0x%x",
-                     dev_.name(), cqn_, p.logSqSize, strerror(errno ? errno : EIO), outStatus(out), outSyndrome(out));
+    return MORI_FAIL(
+        Status::System, log::kRdma,
+        "mlx5dv_devx_obj_create(%s, CREATE_QP RC, CQ 0x%x, 2^%u WQEs) failed: %s, status 0x%x syndrome 0x%x",
+        dev_.name(), cqn_, p.logSqSize, strerror(errno ? errno : EIO), outStatus(out), outSyndrome(out));
   qpn_ = static_cast<uint32_t>(prmGet(out, create_qp_out::qpn));
   return Status::Success;
 }
@@ -335,10 +339,11 @@ Status Mlx5Endpoint::resolveNextHopMac(const EndpointWireInfo& remote, uint8_t m
   errno = 0;
   ibv_ah* ah = api.createAh(dev_.pd(), &attr);
   if (!ah)
-    return MORI_FAIL(Status::System, log::kRdma,
-                     "ibv_create_ah(%s, GID index %d -> peer GID %s) failed: %s: cannot resolve the peer's next-hop MAC "
-                     "(is the peer's address reachable from this interface?)",
-                     dev_.name(), dev_.gidIndex(), gidToString(remote.gid).c_str(), strerror(errno ? errno : EIO));
+    return MORI_FAIL(
+        Status::System, log::kRdma,
+        "ibv_create_ah(%s, GID index %d -> peer GID %s) failed: %s: cannot resolve the peer's next-hop MAC "
+        "(is the peer's address reachable from this interface?)",
+        dev_.name(), dev_.gidIndex(), gidToString(remote.gid).c_str(), strerror(errno ? errno : EIO));
   mlx5dv_ah dah{};
   mlx5dv_obj obj{};
   obj.ah.in = ah;
@@ -347,7 +352,8 @@ Status Mlx5Endpoint::resolveNextHopMac(const EndpointWireInfo& remote, uint8_t m
   if (rc == 0 && dah.av) memcpy(mac, dah.av->rmac, 6);
   api.destroyAh(ah);
   if (rc != 0 || !dah.av)
-    return MORI_FAIL(Status::System, log::kRdma, "mlx5dv_init_obj(%s, AH) failed: %s", dev_.name(), strerror(rc ? rc : EIO));
+    return MORI_FAIL(Status::System, log::kRdma, "mlx5dv_init_obj(%s, AH) failed: %s", dev_.name(),
+                     strerror(rc ? rc : EIO));
   return Status::Success;
 }
 
@@ -400,10 +406,13 @@ Mlx5Endpoint::~Mlx5Endpoint() {
   const Mlx5Api& m = dev_.mlx5();
   const char* dev = dev_.name();
   // The NIC must stop using the queues before their memory goes away.
-  if (qp_ && m.objDestroy(qp_) != 0) MORI_LOG_WARN(log::kRdma, "%s: destroying QP 0x%x failed: %s", dev, qpn_, strerror(errno));
-  if (cq_ && m.objDestroy(cq_) != 0) MORI_LOG_WARN(log::kRdma, "%s: destroying CQ 0x%x failed: %s", dev, cqn_, strerror(errno));
+  if (qp_ && m.objDestroy(qp_) != 0)
+    MORI_LOG_WARN(log::kRdma, "%s: destroying QP 0x%x failed: %s", dev, qpn_, strerror(errno));
+  if (cq_ && m.objDestroy(cq_) != 0)
+    MORI_LOG_WARN(log::kRdma, "%s: destroying CQ 0x%x failed: %s", dev, cqn_, strerror(errno));
   if (atomicMr_) (void)deregisterGpuMemory(dev_.api(), dev, atomicMr_);
-  if (umem_ && m.umemDereg(umem_) != 0) MORI_LOG_WARN(log::kRdma, "%s: mlx5dv_devx_umem_dereg failed: %s", dev, strerror(errno));
+  if (umem_ && m.umemDereg(umem_) != 0)
+    MORI_LOG_WARN(log::kRdma, "%s: mlx5dv_devx_umem_dereg failed: %s", dev, strerror(errno));
   if (doorbellGpu_) (void)platform::unmapMmioForGpu(uar_->reg_addr);
   if (uar_) m.freeUar(uar_);
 }

@@ -33,13 +33,13 @@ constexpr uint32_t kOpRtr2RtsQp = 0x504;
 constexpr uint32_t kHcaCapOpModGeneralCur = (0x0 << 1) | 1;  // MLX5_CAP_GENERAL, HCA_CAP_OPMOD_GET_CUR
 constexpr uint32_t kHcaCapOpModRoceCur = (0x4 << 1) | 1;     // MLX5_CAP_ROCE, HCA_CAP_OPMOD_GET_CUR
 
-constexpr uint32_t kQpcStRc = 0x0;              // MLX5_QPC_ST_RC
-constexpr uint32_t kQpcPmStateMigrated = 0x3;   // MLX5_QPC_PM_STATE_MIGRATED
-constexpr uint32_t kQpcRqTypeZeroSize = 0x3;    // MLX5_QPC_RQ_TYPE_ZERO_SIZE_RQ (MLX5_ZERO_LEN_RQ)
-constexpr uint32_t kQpcAtomicModeUpTo8B = 0x3;  // 8-byte IB atomics (MLX5_ATOMIC_MODE_8B)
-constexpr uint32_t kTsFormatFreeRunning = 0x0;  // MLX5_QPC_TIMESTAMP_FORMAT_FREE_RUNNING
-constexpr uint32_t kTsFormatDefault = 0x1;      // MLX5_QPC_TIMESTAMP_FORMAT_DEFAULT
-constexpr uint32_t kCqeSize64 = 0x0;            // MLX5_CQE_SIZE_64B
+constexpr uint32_t kQpcStRc = 0x0;                              // MLX5_QPC_ST_RC
+constexpr uint32_t kQpcPmStateMigrated = 0x3;                   // MLX5_QPC_PM_STATE_MIGRATED
+constexpr uint32_t kQpcRqTypeZeroSize = 0x3;                    // MLX5_QPC_RQ_TYPE_ZERO_SIZE_RQ (MLX5_ZERO_LEN_RQ)
+constexpr uint32_t kQpcAtomicModeUpTo8B = 0x3;                  // 8-byte IB atomics (MLX5_ATOMIC_MODE_8B)
+constexpr uint32_t kTsFormatFreeRunning = 0x0;                  // MLX5_QPC_TIMESTAMP_FORMAT_FREE_RUNNING
+constexpr uint32_t kTsFormatDefault = 0x1;                      // MLX5_QPC_TIMESTAMP_FORMAT_DEFAULT
+constexpr uint32_t kCqeSize64 = 0x0;                            // MLX5_CQE_SIZE_64B
 constexpr uint32_t kPortTypeIb = 0x0, kPortTypeEthernet = 0x1;  // cmd_hca_cap.port_type
 
 // ---- struct mlx5_ifc_cqc_bits (64 bytes)

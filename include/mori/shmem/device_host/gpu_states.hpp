@@ -36,8 +36,8 @@ static_assert(sizeof(PeerWindow) == 24, "PeerWindow layout");
 struct Region {
   uint64_t base;  // this PE's address
   uint64_t size;
-  uint32_t lkey;  // this PE's local key (RDMA), 0 without RDMA
-  uint32_t live;  // 0 once deregistered
+  uint32_t lkey;            // this PE's local key (RDMA), 0 without RDMA
+  uint32_t live;            // 0 once deregistered
   const PeerWindow* peers;  // [nPes]
 };
 static_assert(sizeof(Region) == 32, "Region layout");
@@ -48,13 +48,13 @@ constexpr uint32_t kMaxRegions = 64;
 // (mori_shmem_device_error) from these fields, so no device-side formatting is needed.
 enum class DeviceErrorCode : uint32_t {
   None = 0,
-  NotInitialized = 1,     // device API used in a module that init never bound
-  InvalidPe = 2,          // a = pe
-  NotSymmetric = 3,       // a = address, b = bytes
-  Timeout = 4,            // a = what (DeviceWait), b = waited ns, c/d = progress counters
-  ErrorCompletion = 5,    // a = opcode, b = syndrome, c = vendor syndrome, d = wqe index
-  Unsupported = 6,        // a = what (DeviceUnsupported)
-  InvalidArgument = 7,    // a = what, b = value
+  NotInitialized = 1,   // device API used in a module that init never bound
+  InvalidPe = 2,        // a = pe
+  NotSymmetric = 3,     // a = address, b = bytes
+  Timeout = 4,          // a = what (DeviceWait), b = waited ns, c/d = progress counters
+  ErrorCompletion = 5,  // a = opcode, b = syndrome, c = vendor syndrome, d = wqe index
+  Unsupported = 6,      // a = what (DeviceUnsupported)
+  InvalidArgument = 7,  // a = what, b = value
 };
 
 struct DeviceErrorRecord {
@@ -64,8 +64,8 @@ struct DeviceErrorRecord {
   int32_t qp;     // -1 if none
   uint64_t a, b, c, d;
   uint32_t qpn;
-  uint32_t line;  // source line of the report
-  char where[64]; // function name (truncated)
+  uint32_t line;   // source line of the report
+  char where[64];  // function name (truncated)
 };
 
 // What a timed-out wait was waiting for (DeviceErrorRecord::a for Timeout).
@@ -78,8 +78,8 @@ struct GpuStates {
   int32_t nPes;
   const uint8_t* transport;  // [nPes] Transport
 
-  Region heap;               // region 0, kept inline for the common case
-  const Region* regions;     // [kMaxRegions] in GPU memory; regions[0] mirrors `heap`
+  Region heap;                 // region 0, kept inline for the common case
+  const Region* regions;       // [kMaxRegions] in GPU memory; regions[0] mirrors `heap`
   const uint32_t* numRegions;  // number of slots in use (GPU memory; grows on register)
 
   // RDMA: endpoints[pe * numQpPerPe + qp], meaningful where transport[pe] == Rdma.

@@ -19,11 +19,11 @@ struct ErrorSite {
 };
 
 [[noreturn]] inline MORI_DEVICE_NOINLINE void reportError(const GpuStates& s, DeviceErrorCode code, ErrorSite site,
-                                                         uint64_t a, uint64_t b, uint64_t c, uint64_t d, int line,
-                                                         const char* where) {
+                                                          uint64_t a, uint64_t b, uint64_t c, uint64_t d, int line,
+                                                          const char* where) {
   DeviceErrorRecord* rec = s.errorRecord;
-  if (rec && gpu::atomicCompareExchange<gpu::Order::Relaxed, gpu::Scope::System>(
-                 &rec->code, 0u, static_cast<uint32_t>(code)) == 0u) {
+  if (rec && gpu::atomicCompareExchange<gpu::Order::Relaxed, gpu::Scope::System>(&rec->code, 0u,
+                                                                                 static_cast<uint32_t>(code)) == 0u) {
     rec->pe = s.myPe;
     rec->peer = site.peer;
     rec->qp = site.qp;
@@ -43,21 +43,24 @@ struct ErrorSite {
       printf("mori-shmem PE %d: %s: PE %lld is out of range [0, %d)\n", s.myPe, where, (long long)a, s.nPes);
       break;
     case DeviceErrorCode::NotSymmetric:
-      printf("mori-shmem PE %d: %s: address 0x%llx (+%llu bytes) is not inside the symmetric heap or a registered "
-             "region (peer %d)\n",
-             s.myPe, where, (unsigned long long)a, (unsigned long long)b, site.peer);
+      printf(
+          "mori-shmem PE %d: %s: address 0x%llx (+%llu bytes) is not inside the symmetric heap or a registered "
+          "region (peer %d)\n",
+          s.myPe, where, (unsigned long long)a, (unsigned long long)b, site.peer);
       break;
     case DeviceErrorCode::Timeout:
-      printf("mori-shmem PE %d: %s: timed out after %llu ns waiting (kind %llu) on peer %d qp %d (qpn 0x%x): "
-             "progress 0x%llx, awaited 0x%llx\n",
-             s.myPe, where, (unsigned long long)b, (unsigned long long)a, site.peer, site.qp, site.qpn,
-             (unsigned long long)c, (unsigned long long)d);
+      printf(
+          "mori-shmem PE %d: %s: timed out after %llu ns waiting (kind %llu) on peer %d qp %d (qpn 0x%x): "
+          "progress 0x%llx, awaited 0x%llx\n",
+          s.myPe, where, (unsigned long long)b, (unsigned long long)a, site.peer, site.qp, site.qpn,
+          (unsigned long long)c, (unsigned long long)d);
       break;
     case DeviceErrorCode::ErrorCompletion:
-      printf("mori-shmem PE %d: %s: error completion from peer %d qp %d (qpn 0x%x): opcode 0x%llx syndrome 0x%llx "
-             "vendor syndrome 0x%llx at WQE index %llu\n",
-             s.myPe, where, site.peer, site.qp, site.qpn, (unsigned long long)a, (unsigned long long)b,
-             (unsigned long long)c, (unsigned long long)d);
+      printf(
+          "mori-shmem PE %d: %s: error completion from peer %d qp %d (qpn 0x%x): opcode 0x%llx syndrome 0x%llx "
+          "vendor syndrome 0x%llx at WQE index %llu\n",
+          s.myPe, where, site.peer, site.qp, site.qpn, (unsigned long long)a, (unsigned long long)b,
+          (unsigned long long)c, (unsigned long long)d);
       break;
     default:
       printf("mori-shmem PE %d: %s: device error %u (0x%llx 0x%llx 0x%llx 0x%llx)\n", s.myPe, where,

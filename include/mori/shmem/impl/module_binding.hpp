@@ -43,9 +43,10 @@ ModuleRegistrar moduleRegistrar;
 }  // namespace
 
 [[noreturn]] inline MORI_DEVICE_NOINLINE void failNotInitialized() {
-  printf("mori-shmem: device API called in a GPU module that mori_shmem_init() has not bound "
-         "(init not called, or already finalized) [block %d thread %d]\n",
-         static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x));
+  printf(
+      "mori-shmem: device API called in a GPU module that mori_shmem_init() has not bound "
+      "(init not called, or already finalized) [block %d thread %d]\n",
+      static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x));
   gpu::trap();
 }
 

@@ -167,7 +167,8 @@ MORI_DEVICE_INLINE void quietPe(const GpuStates& s, int pe, int qp) {
     rdmaQuietEndpoint(s, endpointFor(s, pe, qp));
     return;
   }
-  for (uint32_t q = 0; q < s.numQpPerPe; ++q) rdmaQuietEndpoint(s, s.endpoints[static_cast<uint32_t>(pe) * s.numQpPerPe + q]);
+  for (uint32_t q = 0; q < s.numQpPerPe; ++q)
+    rdmaQuietEndpoint(s, s.endpoints[static_cast<uint32_t>(pe) * s.numQpPerPe + q]);
 }
 
 // Orders this PE's earlier puts, AMOs and signals to each PE before its later ones. One QP

@@ -71,8 +71,8 @@ MORI_DEVICE_INLINE rdma::WqeDesc makeDesc(rdma::WqeOp op, uint32_t bytes, uint64
 // RDMA WRITE of [src, src+bytes) to dest on pe (dest in region dr). The source must be in a
 // registered region unless it fits inline.
 template <class S>
-MORI_SHMEM_RDMA_PATH void rdmaPut(const GpuStates& s, const Region& dr, void* dest, const void* src, size_t bytes, int pe,
-                                int qp, bool blocking) {
+MORI_SHMEM_RDMA_PATH void rdmaPut(const GpuStates& s, const Region& dr, void* dest, const void* src, size_t bytes,
+                                  int pe, int qp, bool blocking) {
   if (bytes == 0) return;
   const rdma::EndpointDevice& ep = endpointFor(s, pe, qp);
   const uint64_t raddr = remoteAddress(dr, pe, dest);
@@ -103,8 +103,8 @@ MORI_SHMEM_RDMA_PATH void rdmaPut(const GpuStates& s, const Region& dr, void* de
 
 // RDMA READ of src (in region sr) on pe into the local, registered buffer dest.
 template <class S>
-MORI_SHMEM_RDMA_PATH void rdmaGet(const GpuStates& s, const Region& sr, void* dest, const void* src, size_t bytes, int pe,
-                                int qp, bool blocking) {
+MORI_SHMEM_RDMA_PATH void rdmaGet(const GpuStates& s, const Region& sr, void* dest, const void* src, size_t bytes,
+                                  int pe, int qp, bool blocking) {
   if (bytes == 0) return;
   const rdma::EndpointDevice& ep = endpointFor(s, pe, qp);
   const uint64_t raddr = remoteAddress(sr, pe, src);
@@ -153,8 +153,9 @@ MORI_SHMEM_RDMA_PATH T rdmaG(const GpuStates& s, const Region& r, const T* src, 
 // One NIC atomic of `bytes` (4 or 8) at raddr. fetch=false sends the old value to the
 // endpoint's discard word and does not wait.
 template <class P>
-MORI_DEVICE_INLINE uint64_t nicAtomic(const GpuStates& s, const rdma::EndpointDevice& ep, rdma::WqeOp op, uint32_t bytes,
-                                      uint64_t raddr, uint32_t rkey, uint64_t operand, uint64_t compare, bool fetch) {
+MORI_DEVICE_INLINE uint64_t nicAtomic(const GpuStates& s, const rdma::EndpointDevice& ep, rdma::WqeOp op,
+                                      uint32_t bytes, uint64_t raddr, uint32_t rkey, uint64_t operand, uint64_t compare,
+                                      bool fetch) {
   rdma::WqeDesc d = makeDesc(op, 0, 0, 0, raddr, rkey);
   d.atomicBytes = static_cast<uint8_t>(bytes);
   d.operand = operand;
@@ -172,7 +173,7 @@ MORI_DEVICE_INLINE uint64_t nicAtomic(const GpuStates& s, const rdma::EndpointDe
 
 template <typename T>
 MORI_SHMEM_RDMA_PATH T rdmaAmo(const GpuStates& s, const Region& r, Amo op, T* dest, T value, T cond, int pe, int qp,
-                             bool fetch) {
+                               bool fetch) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomics are 4 or 8 bytes");
   using U = uint64_t;
   const rdma::EndpointDevice& ep = endpointFor(s, pe, qp);
@@ -205,13 +206,15 @@ MORI_SHMEM_RDMA_PATH T rdmaAmo(const GpuStates& s, const Region& r, Amo op, T* d
         case Amo::Add:
           return asT(nicAtomic<P>(s, ep, rdma::WqeOp::AtomicFetchAdd, kBytes, raddr, rkey, asU(value), 0, fetch));
         case Amo::CompareSwap:
-          return asT(nicAtomic<P>(s, ep, rdma::WqeOp::AtomicCompareSwap, kBytes, raddr, rkey, asU(value), asU(cond), true));
+          return asT(
+              nicAtomic<P>(s, ep, rdma::WqeOp::AtomicCompareSwap, kBytes, raddr, rkey, asU(value), asU(cond), true));
         default: {
           // set, swap, and, or, xor: compare-and-swap until the word did not change under us.
           U old = nicAtomic<P>(s, ep, rdma::WqeOp::AtomicFetchAdd, kBytes, raddr, rkey, 0, 0, true) & kMask;
           for (;;) {
             const U next = asU(amoApply(op, asT(old), value));
-            const U seen = nicAtomic<P>(s, ep, rdma::WqeOp::AtomicCompareSwap, kBytes, raddr, rkey, next, old, true) & kMask;
+            const U seen =
+                nicAtomic<P>(s, ep, rdma::WqeOp::AtomicCompareSwap, kBytes, raddr, rkey, next, old, true) & kMask;
             if (seen == old) return asT(old);
             old = seen;
           }
@@ -224,7 +227,7 @@ MORI_SHMEM_RDMA_PATH T rdmaAmo(const GpuStates& s, const Region& r, Amo op, T* d
 // Signal update: SET is an inline 8-byte WRITE (ordered after earlier WRITEs on the QP), ADD a
 // NIC fetch-add whose result is discarded.
 MORI_SHMEM_RDMA_PATH void rdmaSignal(const GpuStates& s, const Region& r, uint64_t* sig, uint64_t value, SignalOp op,
-                                   int pe, int qp) {
+                                     int pe, int qp) {
   if (op == SignalOp::Set) {
     rdmaP<uint64_t>(s, r, sig, value, pe, qp);
   } else {

@@ -32,14 +32,16 @@ MORI_DEVICE_INLINE T waitUntil(const GpuStates& s, const T* ivar, Cmp cmp, T val
 MORI_DEVICE_INLINE bool excluded(const int* status, size_t i) { return status && status[i] != 0; }
 
 template <typename T>
-MORI_DEVICE_INLINE void waitUntilAll(const GpuStates& s, const T* ivars, size_t n, const int* status, Cmp cmp, T value) {
+MORI_DEVICE_INLINE void waitUntilAll(const GpuStates& s, const T* ivars, size_t n, const int* status, Cmp cmp,
+                                     T value) {
   for (size_t i = 0; i < n; ++i)
     if (!excluded(status, i)) waitUntil(s, ivars + i, cmp, value);
 }
 
 // Index of one satisfied entry; n if every entry is excluded.
 template <typename T>
-MORI_DEVICE_INLINE size_t waitUntilAny(const GpuStates& s, const T* ivars, size_t n, const int* status, Cmp cmp, T value) {
+MORI_DEVICE_INLINE size_t waitUntilAny(const GpuStates& s, const T* ivars, size_t n, const int* status, Cmp cmp,
+                                       T value) {
   bool any = false;
   for (size_t i = 0; i < n; ++i) any |= !excluded(status, i);
   if (!any) return n;
@@ -55,8 +57,8 @@ MORI_DEVICE_INLINE size_t waitUntilAny(const GpuStates& s, const T* ivars, size_
 
 // Fills indices with every satisfied entry once at least one is; returns how many.
 template <typename T>
-MORI_DEVICE_INLINE size_t waitUntilSome(const GpuStates& s, const T* ivars, size_t n, size_t* indices, const int* status,
-                                        Cmp cmp, T value) {
+MORI_DEVICE_INLINE size_t waitUntilSome(const GpuStates& s, const T* ivars, size_t n, size_t* indices,
+                                        const int* status, Cmp cmp, T value) {
   bool any = false;
   for (size_t i = 0; i < n; ++i) any |= !excluded(status, i);
   if (!any) return 0;

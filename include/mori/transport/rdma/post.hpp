@@ -52,8 +52,8 @@ MORI_DEVICE_NOINLINE uint64_t pollCompletions(const GpuStates& s, const Endpoint
       if (!c.valid) break;
       if (c.error) {
         gpu::atomicStore<Order::Relaxed, Scope::Agent>(&st->errorSeen, 1u);
-        MORI_DEVICE_FAIL(s, sh::DeviceErrorCode::ErrorCompletion, siteOf(ep), c.opcode, c.syndrome,
-                         c.vendorSyndrome, c.wqeIndex);
+        MORI_DEVICE_FAIL(s, sh::DeviceErrorCode::ErrorCompletion, siteOf(ep), c.opcode, c.syndrome, c.vendorSyndrome,
+                         c.wqeIndex);
       }
       // The entry completes WQE c.wqeIndex and, on an RC QP, every WQE before it. Fewer than
       // sqDepth slots are ever outstanding (kSqHeadroom), so the advance is unambiguous.
@@ -78,8 +78,8 @@ MORI_DEVICE_NOINLINE void waitCompleted(const GpuStates& s, const EndpointDevice
   uint64_t done;
   while ((done = pollCompletions<P>(s, ep)) < target) {
     if (spin.expired())
-      MORI_DEVICE_FAIL(s, sh::DeviceErrorCode::Timeout, siteOf(ep), static_cast<uint64_t>(why), spin.elapsedNs(),
-                       done, target);
+      MORI_DEVICE_FAIL(s, sh::DeviceErrorCode::Timeout, siteOf(ep), static_cast<uint64_t>(why), spin.elapsedNs(), done,
+                       target);
   }
 }
 
@@ -92,8 +92,8 @@ MORI_DEVICE_NOINLINE void waitResultsRead(const GpuStates& s, const EndpointDevi
     const uint32_t* busy = &ep.resultBusy[idx & (ep.sqDepth - 1)];
     while (gpu::atomicLoad<Order::Acquire, Scope::Agent>(busy) != 0u) {
       if (spin.expired())
-        MORI_DEVICE_FAIL(s, sh::DeviceErrorCode::Timeout, siteOf(ep), static_cast<uint64_t>(sh::DeviceWait::SendQueueSlot),
-                         spin.elapsedNs(), idx - ep.sqDepth, idx);
+        MORI_DEVICE_FAIL(s, sh::DeviceErrorCode::Timeout, siteOf(ep),
+                         static_cast<uint64_t>(sh::DeviceWait::SendQueueSlot), spin.elapsedNs(), idx - ep.sqDepth, idx);
     }
   }
 }
@@ -140,8 +140,8 @@ MORI_DEVICE_INLINE void submitSlots(const GpuStates& s, const EndpointDevice& ep
     uint64_t posted;
     while ((posted = gpu::atomicLoad<Order::Acquire, Scope::Agent>(&st->posted)) != base) {
       if (spin.expired())
-        MORI_DEVICE_FAIL(s, sh::DeviceErrorCode::Timeout, siteOf(ep), static_cast<uint64_t>(sh::DeviceWait::SendQueueSlot),
-                         spin.elapsedNs(), posted, base);
+        MORI_DEVICE_FAIL(s, sh::DeviceErrorCode::Timeout, siteOf(ep),
+                         static_cast<uint64_t>(sh::DeviceWait::SendQueueSlot), spin.elapsedNs(), posted, base);
     }
   }
   P::ringDoorbell(ep, base + n, slotAddress(ep, base + n - 1));

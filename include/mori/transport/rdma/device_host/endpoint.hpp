@@ -41,31 +41,31 @@ struct WqeDesc {
   uint64_t remoteAddr;  // target address in the peer's address space
   uint32_t lkey;
   uint32_t rkey;
-  uint64_t operand;     // atomic add value or swap value
-  uint64_t compare;     // compare value of AtomicCompareSwap
+  uint64_t operand;        // atomic add value or swap value
+  uint64_t compare;        // compare value of AtomicCompareSwap
   const void* inlineData;  // WriteInline payload (bytes long)
 };
 
 // A decoded completion entry.
 struct Completion {
-  uint8_t valid;          // the entry is owned by software (new)
-  uint8_t error;          // the work request failed; fields below say how
-  uint8_t opcode;         // provider's CQE opcode
-  uint8_t syndrome;       // provider's error syndrome (0 on success)
+  uint8_t valid;     // the entry is owned by software (new)
+  uint8_t error;     // the work request failed; fields below say how
+  uint8_t opcode;    // provider's CQE opcode
+  uint8_t syndrome;  // provider's error syndrome (0 on success)
   uint8_t vendorSyndrome;
-  uint32_t wqeIndex;      // SQ index (provider's low bits) of the WQE this entry completes
+  uint32_t wqeIndex;  // SQ index (provider's low bits) of the WQE this entry completes
   uint32_t qpn;
 };
 
 // Mutable per-endpoint counters, in GPU memory, zeroed at creation. All indices are monotonic
 // 64-bit slot counts; providers use their low bits.
 struct alignas(64) EndpointState {
-  uint64_t reserved;    // next slot to hand out (atomicAdd by posting threads)
-  uint64_t posted;      // slots whose WQEs are written and announced by doorbell, in order
-  uint64_t completed;   // slots known completed (from completion entries)
-  uint64_t cqConsumer;  // completion entries consumed
-  uint32_t pollLock;    // one poller at a time per CQ
-  uint32_t errorSeen;   // set once an error completion was reported
+  uint64_t reserved;         // next slot to hand out (atomicAdd by posting threads)
+  uint64_t posted;           // slots whose WQEs are written and announced by doorbell, in order
+  uint64_t completed;        // slots known completed (from completion entries)
+  uint64_t cqConsumer;       // completion entries consumed
+  uint32_t pollLock;         // one poller at a time per CQ
+  uint32_t errorSeen;        // set once an error completion was reported
   uint32_t resultsInFlight;  // fetched results (atomics, scalar reads) not yet read by their thread
   uint32_t reserved0;
   uint64_t pad[2];
@@ -81,14 +81,14 @@ struct EndpointDevice {
   uint8_t* sq;
   uint32_t sqDepth;
   uint32_t sqSlotShift;
-  uint32_t* sqDbrec;    // send doorbell record (mlx5), else null
-  uint64_t* sqDoorbell; // doorbell register mapped for GPU stores (or model memory)
+  uint32_t* sqDbrec;     // send doorbell record (mlx5), else null
+  uint64_t* sqDoorbell;  // doorbell register mapped for GPU stores (or model memory)
   // completion queue, in GPU memory
   uint8_t* cq;
   uint32_t cqDepth;
   uint32_t cqn;
-  uint32_t* cqDbrec;    // CQ doorbell record (mlx5), else null
-  uint64_t* cqDoorbell; // CQ consumer doorbell register (bnxt, ionic), else null
+  uint32_t* cqDbrec;     // CQ doorbell record (mlx5), else null
+  uint64_t* cqDoorbell;  // CQ consumer doorbell register (bnxt, ionic), else null
   // Fetched results (atomics, scalar reads) land in atomicResults[slot] (registered memory,
   // atomicLkey); resultBusy[slot] (GPU memory only) is 1 until the fetching thread has read it,
   // and a slot is not reused before that.

@@ -63,7 +63,7 @@ MORI_HOST_DEVICE_INLINE uint32_t loadOwnerWord(const void* p) {
 // A work request the provider cannot express (a caller bug: the mechanism checks the provider's
 // constants first). Device: prints and traps. Host (tests, the NIC model): prints and aborts.
 [[noreturn]] MORI_HOST_DEVICE_INLINE void contractViolation(const char* provider, const char* what,
-                                                             unsigned long long value) {
+                                                            unsigned long long value) {
 #if MORI_DEVICE_COMPILE
   printf("mori-shmem: %s WQE: %s (0x%llx)\n", provider, what, value);
   gpu::trap();

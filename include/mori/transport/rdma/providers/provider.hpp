@@ -95,14 +95,10 @@ MORI_HOST_DEVICE_INLINE constexpr bool isKnownProvider(Provider p) {
 template <typename F>
 MORI_HOST_DEVICE_INLINE auto withProvider(Provider p, F&& f) -> decltype(f(Mlx5{})) {
   switch (p) {
-    case Provider::Mlx5:
-      return f(Mlx5{});
-    case Provider::Bnxt:
-      return f(Bnxt{});
-    case Provider::Ionic:
-      return f(Ionic{});
-    default:
-      break;
+    case Provider::Mlx5: return f(Mlx5{});
+    case Provider::Bnxt: return f(Bnxt{});
+    case Provider::Ionic: return f(Ionic{});
+    default: break;
   }
 #if MORI_DEVICE_COMPILE
   printf("mori-shmem: endpoint with unknown RDMA provider %u\n", static_cast<unsigned>(p));

@@ -82,8 +82,7 @@ struct Bnxt {
         // No NOP work request exists: a zero-length RDMA WRITE moves nothing and, as the IB spec
         // allows for a zero DMA length, its (zero) rkey is not checked by the responder.
         break;
-      default:
-        detail::contractViolation("bnxt", "unknown WqeOp", static_cast<unsigned>(d.op));
+      default: detail::contractViolation("bnxt", "unknown WqeOp", static_cast<unsigned>(d.op));
     }
     hdr.rsvWsFlWt = detail::toLe32(type | flags << bnxt::kHdrFlagsShift | ws << bnxt::kHdrWsShift);
     detail::putAt(w, 0, hdr);

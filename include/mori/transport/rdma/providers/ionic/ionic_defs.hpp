@@ -40,8 +40,8 @@ struct BaseHdr {
   uint64_t wqeIdx;  // LE: SQ position (queue.prod)
   uint8_t op;
   uint8_t numSgeKey;
-  uint16_t flags;         // BE
-  uint32_t immDataKey;    // BE
+  uint16_t flags;       // BE
+  uint32_t immDataKey;  // BE
 };
 static_assert(sizeof(BaseHdr) == 16 && offsetof(BaseHdr, op) == 8 && offsetof(BaseHdr, numSgeKey) == 9 &&
                   offsetof(BaseHdr, flags) == 10 && offsetof(BaseHdr, immDataKey) == 12,

@@ -113,8 +113,7 @@ struct Ionic {
         hdr.op = v1 ? ionic::kV1OpRdmaWrite : ionic::kV2OpRdmaWrite;
         detail::putAt(w, 16, ionic::RdmaBody{});
         break;
-      default:
-        detail::contractViolation("ionic", "unknown WqeOp", static_cast<unsigned>(d.op));
+      default: detail::contractViolation("ionic", "unknown WqeOp", static_cast<unsigned>(d.op));
     }
     hdr.flags = gpu::toBe16(flags);
     detail::putAt(w, 0, hdr);

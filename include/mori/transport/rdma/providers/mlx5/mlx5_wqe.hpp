@@ -83,8 +83,9 @@ struct Mlx5 {
             detail::putAt(w, 32, mlx5::MaskedFa32Seg{op32, 0, 0});
           } else {
             opcode = mlx5::kOpAtomicMaskedCs;
-            detail::putAt(w, 32, mlx5::MaskedCs32Seg{op32, gpu::toBe32(static_cast<uint32_t>(d.compare)),
-                                                     0xffffffffu, 0xffffffffu});
+            detail::putAt(
+                w, 32,
+                mlx5::MaskedCs32Seg{op32, gpu::toBe32(static_cast<uint32_t>(d.compare)), 0xffffffffu, 0xffffffffu});
           }
         } else {
           detail::contractViolation("mlx5", "atomicBytes must be 4 or 8", d.atomicBytes);
@@ -94,15 +95,12 @@ struct Mlx5 {
         ds = 4;
         break;
       }
-      case WqeOp::Nop:
-        ds = 1;
-        break;
-      default:
-        detail::contractViolation("mlx5", "unknown WqeOp", static_cast<unsigned>(d.op));
+      case WqeOp::Nop: ds = 1; break;
+      default: detail::contractViolation("mlx5", "unknown WqeOp", static_cast<unsigned>(d.op));
     }
     mlx5::CtrlSeg ctrl{};
-    ctrl.opmodIdxOpcode = gpu::toBe32(static_cast<uint32_t>(opmod) << 24 |
-                                      (slotIndex & mlx5::kSqCounterMask) << 8 | opcode);
+    ctrl.opmodIdxOpcode =
+        gpu::toBe32(static_cast<uint32_t>(opmod) << 24 | (slotIndex & mlx5::kSqCounterMask) << 8 | opcode);
     ctrl.qpnDs = gpu::toBe32(ep.qpn << 8 | ds);
     ctrl.fmCeSe = static_cast<uint8_t>((d.signal ? mlx5::kCtrlCqUpdate : 0) | (d.fence ? mlx5::kCtrlFence : 0));
     detail::putAt(w, 0, ctrl);
@@ -153,8 +151,7 @@ struct Mlx5 {
     const uint8_t opcode = opOwn >> 4;
     Completion c{};
     c.opcode = opcode;
-    if (opcode == mlx5::kCqeInvalid || (opOwn & mlx5::kCqeOwnerMask) != detail::oddPass(cqIndex, ep.cqDepth))
-      return c;
+    if (opcode == mlx5::kCqeInvalid || (opOwn & mlx5::kCqeOwnerMask) != detail::oddPass(cqIndex, ep.cqDepth)) return c;
     c.valid = 1;
     c.wqeIndex = gpu::fromBe16(static_cast<uint16_t>(tail)) & (ep.sqDepth - 1);
     c.qpn = gpu::fromBe32(detail::getAt<uint32_t>(e, mlx5::kCqeQpnOffset)) & 0xffffff;
