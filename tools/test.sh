@@ -10,6 +10,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_ROOT=${MORI_TEST_BUILD_ROOT:-$ROOT/build-test}
+mkdir -p "$BUILD_ROOT"
 JOBS=${MORI_TEST_JOBS:-$(nproc)}
 export PATH=/usr/local/cuda/bin:$PATH
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
