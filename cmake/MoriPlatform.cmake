@@ -41,6 +41,16 @@ if(MORI_GPU_PLATFORM STREQUAL "amd")
   foreach(_arch IN LISTS MORI_GPU_ARCHS)
     add_compile_options($<$<COMPILE_LANGUAGE:CXX>:--offload-arch=${_arch}>)
   endforeach()
+  # hipcc (ROCm 5.x) forces every device function inline (-amdgpu-early-inline-all,
+  # -amdgpu-function-calls=false) unless told --hipcc-func-supp: the RDMA path, meant to be
+  # compiled once per module and called, would be inlined at every call site (minutes per file).
+  include(CheckCXXSourceCompiles)
+  set(CMAKE_REQUIRED_FLAGS "--hipcc-func-supp")
+  check_cxx_source_compiles("int main() { return 0; }" MORI_HIPCC_FUNC_SUPP)
+  unset(CMAKE_REQUIRED_FLAGS)
+  if(MORI_HIPCC_FUNC_SUPP)
+    add_compile_options($<$<COMPILE_LANGUAGE:CXX>:--hipcc-func-supp>)
+  endif()
   set(MORI_PLATFORM_AMD 1)
   set(MORI_PLATFORM_NVIDIA 0)
   set(MORI_GPU_LANG CXX)

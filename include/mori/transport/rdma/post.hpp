@@ -6,7 +6,8 @@
 //   flow      a slot is reused only after the completion covering it was consumed:
 //             reserved_end - completed <= sqDepth - kSqHeadroom, else poll the CQ until it is
 //   write     each thread encodes its WQE into its slot
-//   submit    doorbells go out in reservation order (wait for posted == base), one per group;
+//   submit    doorbells go out in reservation order (wait for posted == base), one per group,
+//             and where the register carries the index they also arrive in that order;
 //             the group's last WQE requests a completion, so every posted slot is eventually
 //             covered by a completion entry and the CQ (depth >= SQ depth) cannot overflow
 //   complete  one poller per CQ at a time (try-lock); error entries stop the kernel with the
@@ -63,6 +64,8 @@ MORI_DEVICE_NOINLINE uint64_t pollCompletions(const GpuStates& s, const Endpoint
     if (ci != start) {
       gpu::atomicStore<Order::Relaxed, Scope::Agent>(&st->cqConsumer, ci);
       P::releaseCompletions(ep, ci);
+      // The next poller's (larger) consumer index must not reach the NIC before this one.
+      if constexpr (P::kIndexedDoorbells) gpu::fenceSystem();
       gpu::atomicStore<Order::Release, Scope::Agent>(&st->completed, done);
     }
     gpu::atomicStore<Order::Release, Scope::Agent>(&st->pollLock, 0u);
@@ -145,6 +148,9 @@ MORI_DEVICE_INLINE void submitSlots(const GpuStates& s, const EndpointDevice& ep
     }
   }
   P::ringDoorbell(ep, base + n, slotAddress(ep, base + n - 1));
+  // The agent-scope hand-off below orders the next ringer after us on the GPU, not our MMIO
+  // store's arrival at the NIC: where the register carries the index, wait for it to land.
+  if constexpr (P::kIndexedDoorbells) gpu::fenceSystem();
   gpu::atomicStore<Order::Release, Scope::Agent>(&st->posted, base + n);
 }
 

@@ -15,6 +15,11 @@
 //   kIndexBits         width of the WQE index the NIC reports; sqDepth <= 2^kIndexBits
 //   kSqHeadroom        slots that must stay free: at most sqDepth - kSqHeadroom WQEs may be
 //                      outstanding (posted and not known complete)
+//   kIndexedDoorbells  the doorbell registers carry the producer / consumer index themselves (bnxt,
+//                      ionic), so doorbells from different threads must reach the NIC in the order
+//                      they were rung: an older index landing after a newer one would move the
+//                      NIC's view backwards. False where the register only says "look" and the NIC
+//                      reads a doorbell record in GPU memory (mlx5).
 //
 //   static void encode(const EndpointDevice& ep, void* slot, uint32_t slotIndex, const WqeDesc& d)
 //       host+device. Writes every byte of `slot` the NIC reads for `d` (signal, fence and atomic

@@ -33,6 +33,7 @@ struct Bnxt {
   static constexpr uint32_t kIndexBits = 16;
   // The doorbell index is the ring position: a full ring would read as empty.
   static constexpr uint32_t kSqHeadroom = 1;
+  static constexpr bool kIndexedDoorbells = true;  // the registers carry the ring index
 
   // Writes the WQE for `d` into `slot`: the ws * 16 bytes the NIC reads. Any thread.
   static MORI_HOST_DEVICE_INLINE void encode(const EndpointDevice& ep, void* slot, uint32_t slotIndex,

@@ -33,6 +33,7 @@ struct Ionic {
   static constexpr uint32_t kIndexBits = 16;
   // ionic_queue_full(): a ring holds depth - 1 entries, prod == cons means empty.
   static constexpr uint32_t kSqHeadroom = 1;
+  static constexpr bool kIndexedDoorbells = true;  // the registers carry the ring index
 
   // Writes the whole 64-byte WQE for `d` into `slot`. Any thread.
   static MORI_HOST_DEVICE_INLINE void encode(const EndpointDevice& ep, void* slot, uint32_t slotIndex,

@@ -34,6 +34,7 @@ struct Mlx5 {
   // Slots to leave unused (same on every provider): with at most sqDepth - 1 WQEs outstanding,
   // a ring position names a unique outstanding WQE.
   static constexpr uint32_t kSqHeadroom = 1;
+  static constexpr bool kIndexedDoorbells = false;  // the NIC reads the doorbell records
 
   // Writes the WQE for `d` into `slot` (SQ position slotIndex & (sqDepth - 1)): the ds * 16 bytes
   // the NIC reads. Any thread; slots are private to their writer until the doorbell.
