@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -92,6 +93,11 @@ class ModelDevice final : public rdma::Device {
     uint32_t fruitless = 0;   // launches in a row that consumed nothing of an announcement
     uint64_t ignoredReg = 0;  // an announcement the model cannot act on (logged once)
     uint64_t badReg = 0;      // last malformed doorbell value logged
+    // Watchdog: the consumed count last seen, since when it has not moved while work was
+    // announced, and whether that stall was logged.
+    uint64_t watchConsumed = 0;
+    std::chrono::steady_clock::time_point stuckSince{};
+    bool stuckLogged = false;
   };
 
   ModelDevice(bootstrap::Bootstrap& boot, const ModelConfig& cfg) : boot_(boot), cfg_(cfg) {}
@@ -109,6 +115,7 @@ class ModelDevice final : public rdma::Device {
   void launchLocked();
   void kernelFinishedLocked();
   void logDiagnosticsLocked();
+  void watchdogLocked(std::chrono::steady_clock::time_point now);
   void failLocked(hipError_t e, const char* what);
   bool sqPosition(uint64_t reg, const ModelQp& q, uint32_t* pos) const;
   uint32_t sqModulus(uint32_t sqDepth) const;
@@ -144,6 +151,7 @@ class ModelDevice final : public rdma::Device {
   bool broken_ = false;  // the GPU context failed: nothing more is launched or waited for
   uint32_t loggedDiags_ = 0;
   uint64_t launches_ = 0;
+  std::chrono::steady_clock::time_point launchedAt_{};  // of the kernel in flight
 
   std::atomic<bool> stopping_{false};
   std::thread thread_;

@@ -2,6 +2,7 @@
 // the model kernel when one announces WQEs the model has not consumed; reports what the kernel
 // diagnosed. One kernel in flight at a time; it serves every QP and lingers until idle, so the
 // thread only looks at doorbells between kernels.
+#include <stdio.h>
 #include <sys/prctl.h>
 
 #include <chrono>
@@ -23,6 +24,10 @@ constexpr auto kKernelPoll = std::chrono::microseconds(5);
 constexpr uint64_t kCqWaitNs = 1000000;
 // Launches in a row that consume nothing of an unchanged announcement before it is ignored.
 constexpr uint32_t kFruitlessLimit = 3;
+// Announced WQEs unconsumed for this long are logged once (with whether a model kernel runs), so
+// that a GPU-side timeout can be told apart: model starved or stuck, or never launched.
+constexpr auto kStallReport = std::chrono::seconds(5);
+constexpr auto kWatchdogScan = std::chrono::milliseconds(250);
 
 const char* diagText(DiagKind k) {
   switch (k) {
@@ -75,11 +80,16 @@ void ModelDevice::run() {
     cv_.notify_all();
   }
   auto lastBusy = Clock::now();
+  auto lastWatch = lastBusy;
   while (!stopping_.load(std::memory_order_acquire)) {
     bool busy = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
       logDiagnosticsLocked();
+      if (Clock::now() - lastWatch >= kWatchdogScan) {
+        lastWatch = Clock::now();
+        watchdogLocked(lastWatch);
+      }
       if (inFlight_) {
         const hipError_t q = hipEventQuery(done_);
         if (q == hipSuccess) {
@@ -165,7 +175,45 @@ void ModelDevice::launchLocked() {
     return;
   }
   inFlight_ = true;
+  launchedAt_ = std::chrono::steady_clock::now();
   ++launches_;
+}
+
+void ModelDevice::watchdogLocked(std::chrono::steady_clock::time_point now) {
+  for (uint32_t s = 0; s < qps_.size(); ++s) {
+    QpWatch& w = watch_[s];
+    const ModelQp& q = qps_[s];
+    if (!w.used || !q.live) continue;
+    uint32_t pos = 0;
+    const uint64_t reg = *w.words.sqDoorbell;
+    const uint64_t consumed = w.words.status->consumed;
+    const uint32_t flags = w.words.status->flags;
+    const bool announced = reg != 0 && sqPosition(reg, q, &pos);
+    const uint32_t ahead = (pos - static_cast<uint32_t>(consumed)) & (sqModulus(q.ep.sqDepth) - 1);
+    if (!announced || ahead == 0 || ahead >= q.ep.sqDepth || (flags & kQpStalled) || consumed != w.watchConsumed ||
+        w.stuckSince == std::chrono::steady_clock::time_point{}) {
+      w.watchConsumed = consumed;
+      w.stuckSince = announced && ahead != 0 && ahead < q.ep.sqDepth ? now : std::chrono::steady_clock::time_point{};
+      w.stuckLogged = false;
+      continue;
+    }
+    if (w.stuckLogged || now - w.stuckSince < kStallReport) continue;
+    w.stuckLogged = true;
+    char kernel[64];
+    if (inFlight_)
+      snprintf(kernel, sizeof(kernel), "a model kernel in flight for %.1f s",
+               std::chrono::duration<double>(now - launchedAt_).count());
+    else
+      snprintf(kernel, sizeof(kernel), "no model kernel running");
+    MORI_LOG_WARN(
+        log::kRdma,
+        "NIC model PE %d: QP 0x%x (to PE %d): doorbell 0x%016llx announces %u WQE(s) beyond the %llu consumed; "
+        "none consumed for %.1f s; %s; %llu launches; QP flags 0x%x%s",
+        myPe_, q.ep.qpn, q.peerPe, static_cast<unsigned long long>(reg), ahead,
+        static_cast<unsigned long long>(consumed), std::chrono::duration<double>(now - w.stuckSince).count(), kernel,
+        static_cast<unsigned long long>(launches_), flags,
+        reg == w.ignoredReg ? " (ignored: launches for it consumed nothing)" : "");
+  }
 }
 
 // A launch that consumed nothing of the announcement that caused it, while the doorbell did not
