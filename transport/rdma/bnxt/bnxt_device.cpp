@@ -100,13 +100,7 @@ class BnxtDevice final : public VerbsDevice {
  public:
   Status open(const VerbsApi& api, const bnxt_dv::BroadcomApi& dv, const DeviceTarget& target, const env::Config& cfg) {
     dv_ = dv;
-    errno = 0;
-    ibv_context* ctx = api.openDevice(target.device);
-    if (!ctx)
-      return MORI_FAIL(Status::System, log::kRdma, "ibv_open_device(%s) failed: %s", target.name.c_str(),
-                       strerror(errno ? errno : EIO));
-    MORI_TRY(init(api, ctx, target, cfg));
-    pageBytes_ = std::max<size_t>(kNicPageBytes, static_cast<size_t>(sysconf(_SC_PAGESIZE)));
+    MORI_TRY(openAndInit(api, target, cfg));
     return Status::Success;
   }
   Status createEndpoint(const EndpointConfig& cfg, std::unique_ptr<Endpoint>* out) override {
@@ -116,11 +110,9 @@ class BnxtDevice final : public VerbsDevice {
     return Status::Success;
   }
   const bnxt_dv::BroadcomApi& dv() const { return dv_; }
-  size_t pageBytes() const { return pageBytes_; }
 
  private:
   bnxt_dv::BroadcomApi dv_{};
-  size_t pageBytes_ = kNicPageBytes;
 };
 
 Status BnxtEndpoint::registerUmem() {

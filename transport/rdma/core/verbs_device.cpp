@@ -2,12 +2,15 @@
 
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
 #include "transport/rdma/core/device_discovery.hpp"
 #include "transport/rdma/core/device_selection.hpp"
+#include "transport/rdma/core/endpoint_layout.hpp"
 #include "transport/rdma/core/memory_registration.hpp"
 
 namespace mori::rdma {
@@ -23,6 +26,15 @@ VerbsDevice::~VerbsDevice() {
   }
 }
 
+Status VerbsDevice::openAndInit(const VerbsApi& api, const DeviceTarget& target, const env::Config& cfg) {
+  errno = 0;
+  ibv_context* ctx = api.openDevice(target.device);
+  if (!ctx)
+    return MORI_FAIL(Status::System, log::kRdma, "ibv_open_device(%s) failed: %s", target.name.c_str(),
+                     strerror(errno ? errno : EIO));
+  return init(api, ctx, target, cfg);
+}
+
 Status VerbsDevice::init(const VerbsApi& api, ibv_context* ctx, const DeviceTarget& target, const env::Config& cfg) {
   api_ = &api;
   ctx_ = ctx;
@@ -30,6 +42,7 @@ Status VerbsDevice::init(const VerbsApi& api, ibv_context* ctx, const DeviceTarg
   provider_ = target.provider;
   port_ = target.port;
   config_ = cfg;
+  pageBytes_ = std::max<size_t>(kNicPageBytes, static_cast<size_t>(sysconf(_SC_PAGESIZE)));
   const char* dev = name_.c_str();
   int rc = api.queryDevice(ctx_, &deviceAttr_);
   if (rc != 0) return MORI_FAIL(Status::System, log::kRdma, "ibv_query_device(%s) failed: %s", dev, strerror(rc));

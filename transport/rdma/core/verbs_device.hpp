@@ -39,6 +39,8 @@ class VerbsDevice : public Device {
   int gidIndex() const { return gidIndex_; }
   const uint8_t* gid() const { return gid_; }
   const env::Config& config() const { return config_; }
+  // Alignment of NIC-visible queue memory: the host page size, at least the adapter's 4 KiB.
+  size_t pageBytes() const { return pageBytes_; }
 
   // qpn, a fresh random PSN, GID, LID, port, active MTU, link layer and provider.
   EndpointWireInfo wireInfo(uint32_t qpn) const;
@@ -53,6 +55,8 @@ class VerbsDevice : public Device {
   // Takes ownership of `ctx` (closed on failure too): allocates the PD, queries the device and
   // port, selects the GID (MORI_SHMEM_IB_GID_INDEX honoured).
   Status init(const VerbsApi& api, ibv_context* ctx, const DeviceTarget& target, const env::Config& cfg);
+  // ibv_open_device, then init() (providers without a vendor open call).
+  Status openAndInit(const VerbsApi& api, const DeviceTarget& target, const env::Config& cfg);
 
  private:
   const VerbsApi* api_ = nullptr;
@@ -66,6 +70,7 @@ class VerbsDevice : public Device {
   int gidIndex_ = 0;
   uint8_t gid_[16] = {};
   env::Config config_;
+  size_t pageBytes_ = 0;
 };
 
 // Provider entry points used by openDevice (defined in mlx5/, bnxt/, ionic/).

@@ -96,13 +96,7 @@ class IonicDevice final : public VerbsDevice {
  public:
   Status open(const VerbsApi& api, const ionic_dv::Api& dv, const DeviceTarget& target, const env::Config& cfg) {
     dv_ = dv;
-    errno = 0;
-    ibv_context* ctx = api.openDevice(target.device);
-    if (!ctx)
-      return MORI_FAIL(Status::System, log::kRdma, "ibv_open_device(%s) failed: %s", target.name.c_str(),
-                       strerror(errno ? errno : EIO));
-    MORI_TRY(init(api, ctx, target, cfg));
-    pageBytes_ = std::max<size_t>(kNicPageBytes, static_cast<size_t>(sysconf(_SC_PAGESIZE)));
+    MORI_TRY(openAndInit(api, target, cfg));
     int rc = dv_.getCtx(&ctx_, context());
     if (rc != 0 || !ctx_.db_ptr)
       return MORI_FAIL(Status::System, log::kRdma, "ionic_dv_get_ctx(%s) failed: %s", name(), strerror(rc ? rc : EIO));
@@ -116,12 +110,10 @@ class IonicDevice final : public VerbsDevice {
   }
   const ionic_dv::Api& dv() const { return dv_; }
   const ionic_dv::DvCtx& dvCtx() const { return ctx_; }
-  size_t pageBytes() const { return pageBytes_; }
 
  private:
   ionic_dv::Api dv_{};
   ionic_dv::DvCtx ctx_{};
-  size_t pageBytes_ = kNicPageBytes;
 };
 
 void* IonicEndpoint::allocRing(ibv_pd*, void* self, size_t size, size_t alignment, uint64_t type) {

@@ -83,7 +83,6 @@ class Mlx5Device final : public VerbsDevice {
   uint32_t pdn() const { return pdn_; }
   uint32_t eqn() const { return eqn_; }
   const HcaCaps& caps() const { return caps_; }
-  size_t pageBytes() const { return pageBytes_; }
   // Sends a general command and checks both errno and the command's status.
   Status generalCmd(const void* in, size_t inLen, uint8_t* out, size_t outLen, const char* what) const;
 
@@ -92,7 +91,6 @@ class Mlx5Device final : public VerbsDevice {
   uint32_t pdn_ = 0;
   uint32_t eqn_ = 0;
   HcaCaps caps_;
-  size_t pageBytes_ = kNicPageBytes;
 };
 
 // ---- device
@@ -125,7 +123,6 @@ Status Mlx5Device::open(const VerbsApi& api, const Mlx5Api& m, const DeviceTarge
         err == EOPNOTSUPP || err == EPERM ? " (the kernel or firmware does not allow DevX for this user)" : "");
   }
   MORI_TRY(init(api, ctx, target, cfg));
-  pageBytes_ = std::max<size_t>(kNicPageBytes, static_cast<size_t>(sysconf(_SC_PAGESIZE)));
 
   mlx5dv_pd dvPd{};
   mlx5dv_obj obj{};
