@@ -157,6 +157,10 @@ Status Runtime::buildGpuStates() {
   s.transport = transportDev_;
 
   s.heap = mem_->heapRegion();
+  for (int pe = 0; pe < n && pe < kInlinePes; ++pe) {
+    s.inlineTransport[pe] = table[pe];
+    s.inlineHeapP2pBase[pe] = mem_->heapPeerWindow(pe).p2pBase;
+  }
   s.regions = mem_->deviceRegions();
   s.numRegions = mem_->deviceRegionCount();
 

@@ -38,6 +38,7 @@ class SymmetricMemory {
   uint64_t heapSize() const { return heapSize_; }
   // Device-visible tables for GpuStates.
   shmem::Region heapRegion() const { return deviceRegion(0); }
+  const shmem::PeerWindow& heapPeerWindow(int pe) const { return slots_[0].peers[pe]; }
   const shmem::Region* deviceRegions() const { return regionsDev_; }
   const uint32_t* deviceRegionCount() const { return countDev_; }
   // Offset inside the heap of the barrier flags (kSyncAreaBytes, zeroed, symmetric).

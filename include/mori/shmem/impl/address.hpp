@@ -55,13 +55,17 @@ MORI_DEVICE_INLINE const Region* localRegion(const GpuStates& s, const void* p) 
 }
 
 MORI_DEVICE_INLINE Transport transportTo(const GpuStates& s, int pe) {
+  if (pe < kInlinePes) return static_cast<Transport>(s.inlineTransport[pe]);
   return static_cast<Transport>(gpu::loadReadOnly(s.transport + pe));
 }
 
-// `p` (a local symmetric address in `r`) on `pe`, addressable by load/store from this PE.
+// `p` (a local symmetric address in `r`, a region of `s`) on `pe`, addressable by load/store
+// from this PE.
 template <typename T>
-MORI_DEVICE_INLINE T* p2pAddress(const Region& r, int pe, T* p) {
-  return reinterpret_cast<T*>(gpu::loadReadOnly(&r.peers[pe].p2pBase) + (reinterpret_cast<uint64_t>(p) - r.base));
+MORI_DEVICE_INLINE T* p2pAddress(const GpuStates& s, const Region& r, int pe, T* p) {
+  const uint64_t base =
+      &r == &s.heap && pe < kInlinePes ? s.inlineHeapP2pBase[pe] : gpu::loadReadOnly(&r.peers[pe].p2pBase);
+  return reinterpret_cast<T*>(base + (reinterpret_cast<uint64_t>(p) - r.base));
 }
 // `p` on `pe` as the peer's own virtual address (RDMA remote address).
 MORI_DEVICE_INLINE uint64_t remoteAddress(const Region& r, int pe, const void* p) {

@@ -17,7 +17,8 @@ using gpu::Order;
 using SysScope = gpu::Scope;
 
 [[noreturn]] inline MORI_DEVICE_NOINLINE void failTransport(const GpuStates& s, int pe, const char* where) {
-  reportError(s, DeviceErrorCode::Unsupported, ErrorSite{pe, -1, 0}, s.transport[pe], 0, 0, 0, __LINE__, where);
+  reportError(s, DeviceErrorCode::Unsupported, ErrorSite{pe, -1, 0}, static_cast<uint64_t>(transportTo(s, pe)), 0, 0, 0,
+              __LINE__, where);
 }
 
 // ---- put / get -------------------------------------------------------------------------------
@@ -29,7 +30,7 @@ MORI_DEVICE_INLINE void put(const GpuStates& s, void* dest, const void* src, siz
   const Region& r = regionOf(s, dest, bytes, pe);
   switch (transportTo(s, pe)) {
     case Transport::P2P:
-      copyBytes(p2pAddress(r, pe, dest), src, bytes, S::rank(), S::size());
+      copyBytes(p2pAddress(s, r, pe, dest), src, bytes, S::rank(), S::size());
       // Blocking: no thread of the scope may reuse the source before all have read their part.
       if (blocking) S::sync();
       return;
@@ -45,7 +46,7 @@ MORI_DEVICE_INLINE void get(const GpuStates& s, void* dest, const void* src, siz
   const Region& r = regionOf(s, src, bytes, pe);
   switch (transportTo(s, pe)) {
     case Transport::P2P:
-      copyBytes(dest, p2pAddress(r, pe, src), bytes, S::rank(), S::size());
+      copyBytes(dest, p2pAddress(s, r, pe, src), bytes, S::rank(), S::size());
       if (blocking) S::sync();  // the whole destination is filled when the scope returns
       return;
     case Transport::Rdma: rdmaGet<S>(s, r, dest, src, bytes, pe, qp, blocking); return;
@@ -58,7 +59,7 @@ MORI_DEVICE_INLINE void p(const GpuStates& s, T* dest, T value, int pe, int qp) 
   checkPe(s, pe);
   const Region& r = regionOf(s, dest, sizeof(T), pe);
   switch (transportTo(s, pe)) {
-    case Transport::P2P: *p2pAddress(r, pe, dest) = value; return;
+    case Transport::P2P: *p2pAddress(s, r, pe, dest) = value; return;
     case Transport::Rdma: rdmaP(s, r, dest, value, pe, qp); return;
     default: failTransport(s, pe, "p");
   }
@@ -69,7 +70,7 @@ MORI_DEVICE_INLINE T g(const GpuStates& s, const T* src, int pe, int qp) {
   checkPe(s, pe);
   const Region& r = regionOf(s, src, sizeof(T), pe);
   switch (transportTo(s, pe)) {
-    case Transport::P2P: return *reinterpret_cast<const volatile T*>(p2pAddress(r, pe, src));
+    case Transport::P2P: return *reinterpret_cast<const volatile T*>(p2pAddress(s, r, pe, src));
     case Transport::Rdma: return rdmaG(s, r, src, pe, qp);
     default: failTransport(s, pe, "g");
   }
@@ -84,7 +85,7 @@ MORI_DEVICE_INLINE void signalOp(const GpuStates& s, uint64_t* sig, uint64_t val
     case Transport::P2P: {
       // The signal must not overtake this thread's (and, after the scope's sync, its scope's)
       // earlier stores to the peer: full system fence, then the update.
-      uint64_t* remote = p2pAddress(r, pe, sig);
+      uint64_t* remote = p2pAddress(s, r, pe, sig);
       gpu::fenceSystem();
       if (op == SignalOp::Set)
         gpu::atomicStore<Order::Relaxed, SysScope::System>(remote, value);
@@ -134,10 +135,10 @@ MORI_DEVICE_INLINE T amo(const GpuStates& s, Amo op, T* dest, T value, T cond, i
   switch (transportTo(s, pe)) {
     case Transport::P2P:
       if (op == Amo::Add && !fetch) {
-        gpu::atomicAddNoReturn<SysScope::System>(p2pAddress(r, pe, dest), value);
+        gpu::atomicAddNoReturn<SysScope::System>(p2pAddress(s, r, pe, dest), value);
         return T{};
       }
-      return p2pAmo(op, p2pAddress(r, pe, dest), value, cond);
+      return p2pAmo(op, p2pAddress(s, r, pe, dest), value, cond);
     case Transport::Rdma: return rdmaAmo(s, r, op, dest, value, cond, pe, qp, fetch);
     default: failTransport(s, pe, "atomic");
   }

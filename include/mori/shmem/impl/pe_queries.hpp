@@ -30,7 +30,7 @@ static __host__ __device__ inline void* mori_shmem_ptr(const void* dest, int pe)
   const mori::shmem::GpuStates& s = impl::states();
   if (pe < 0 || pe >= s.nPes || impl::transportTo(s, pe) != mori::shmem::Transport::P2P) return nullptr;
   const mori::shmem::Region* r = impl::localRegion(s, dest);
-  return r ? impl::p2pAddress(*r, pe, const_cast<void*>(dest)) : nullptr;
+  return r ? impl::p2pAddress(s, *r, pe, const_cast<void*>(dest)) : nullptr;
 #else
   return mori_shmemi_ptr(dest, pe);
 #endif
