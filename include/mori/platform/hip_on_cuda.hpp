@@ -22,6 +22,7 @@ using hipMemcpyKind = cudaMemcpyKind;
 using hipDeviceAttribute_t = cudaDeviceAttr;
 using hipFuncAttributes = cudaFuncAttributes;
 using hipPointerAttribute_t = cudaPointerAttributes;
+using hipFuncAttribute = cudaFuncAttribute;
 
 // ---- constants
 #define hipSuccess cudaSuccess
@@ -49,6 +50,7 @@ using hipPointerAttribute_t = cudaPointerAttributes;
 #define hipDeviceAttributeComputeCapabilityMajor cudaDevAttrComputeCapabilityMajor
 #define hipDeviceAttributeComputeCapabilityMinor cudaDevAttrComputeCapabilityMinor
 #define hipDeviceAttributeClockRate cudaDevAttrClockRate
+#define hipFuncAttributePreferredSharedMemoryCarveout cudaFuncAttributePreferredSharedMemoryCarveout
 #define hipMemoryTypeDevice cudaMemoryTypeDevice
 #define hipMemoryTypeHost cudaMemoryTypeHost
 #define HIP_SYMBOL(x) x
@@ -138,6 +140,9 @@ inline hipError_t hipMemcpyFromSymbol(void* dst, const T& sym, size_t n, size_t 
 template <typename F>
 inline hipError_t hipFuncGetAttributes(hipFuncAttributes* a, F* f) {
   return cudaFuncGetAttributes(a, f);
+}
+inline hipError_t hipFuncSetAttribute(const void* f, hipFuncAttribute a, int v) {
+  return cudaFuncSetAttribute(f, a, v);
 }
 template <typename F>
 inline hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* n, F* f, int threads, size_t smem) {

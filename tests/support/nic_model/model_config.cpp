@@ -91,6 +91,12 @@ Status loadModelConfig(ModelConfig* out) {
       return bad("MORI_NIC_MODEL_IDLE_US", v, "microseconds between 1 and 10000000");
     c.idleNs = static_cast<uint64_t>(n) * 1000;
   }
+  if (const char* v = getenv("MORI_NIC_MODEL_CARVEOUT")) {
+    long long n = 0;
+    if (!parseNumber(v, &n) || strchr(v, ':') || n < 0 || n > 100)
+      return bad("MORI_NIC_MODEL_CARVEOUT", v, "a percentage between 0 and 100");
+    c.carveout = static_cast<int>(n);
+  }
   *out = c;
   return Status::Success;
 }

@@ -8,6 +8,10 @@
 //   MORI_NIC_MODEL_BNXT_PSN_EXT=1           bnxt: PSN-search retransmission table (default MSN)
 //   MORI_NIC_MODEL_IONIC_FW=1|2             ionic: firmware RDMA version (default 2)
 //   MORI_NIC_MODEL_IDLE_US=n                a model kernel returns after n us without work (100)
+//   MORI_NIC_MODEL_CARVEOUT=n               NVIDIA: the model kernel's preferred shared-memory
+//                                           carveout, percent 0..100 (default: the driver's
+//                                           choice); decides which SMs it may share with an
+//                                           application's kernels (bench/micro/coresidency_probe)
 // A malformed value is an error naming the variable, never a silent default.
 #pragma once
 
@@ -37,6 +41,7 @@ struct ModelConfig {
   uint32_t bnxtMtuShift = 10;  // 1024-byte path MTU: large WQEs span several PSNs
   uint32_t ionicFirmware = 2;
   uint64_t idleNs = 100000;
+  int carveout = -1;  // -1: not set
 };
 
 Status loadModelConfig(ModelConfig* out);

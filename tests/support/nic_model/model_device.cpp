@@ -58,7 +58,7 @@ Status ModelDevice::init() {
   hipDeviceProp_t prop;
   MORI_HIP_TRY(hipGetDeviceProperties(&prop, gpu_), log::kRdma);
   waveSize_ = static_cast<uint32_t>(prop.warpSize);
-  MORI_HIP_TRY(preloadModelKernels(), log::kRdma);
+  MORI_HIP_TRY(preloadModelKernels(cfg_.carveout), log::kRdma);
   {
     // Registered after the GPU runtime initialised, so it runs before the runtime's own teardown.
     static std::once_flag once;

@@ -151,6 +151,7 @@ class ModelDevice final : public rdma::Device {
   bool broken_ = false;  // the GPU context failed: nothing more is launched or waited for
   uint32_t loggedDiags_ = 0;
   uint64_t launches_ = 0;
+  uint64_t beatSeen_ = 0;                               // ModelControl::beat at the last watchdog scan
   std::chrono::steady_clock::time_point launchedAt_{};  // of the kernel in flight
 
   std::atomic<bool> stopping_{false};

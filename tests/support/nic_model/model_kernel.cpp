@@ -220,8 +220,11 @@ __global__ void __launch_bounds__(kBlockThreads) modelKernel(ModelLaunch p) {
   const LaneMask all = width == 64 ? ~LaneMask{0} : (LaneMask{1} << width) - 1;
   (void)warpInBlock;
   uint8_t* staging = p.staging + static_cast<size_t>(warp) * gpu::kMaxWaveSize * kMaxSlotBytes;
+  if (warp == 0 && lane == 0) gpu::atomicStore<Order::Relaxed, Scope::System>(&p.control->startedLaunch, p.launchSeq);
   uint64_t lastWork = gpu::wallClock();
   for (uint32_t round = 1;; ++round) {
+    if (warp == 0 && lane == 0 && round % kBeatRounds == 0)
+      gpu::atomicStore<Order::Relaxed, Scope::System>(&p.control->beat, uint64_t{round});
     bool did = false;
     for (uint32_t qi = warp; qi < p.numQps; qi += warps) did |= serveQp<N>(p, qi, staging, all, lane, width);
     const uint64_t now = gpu::wallClock();
@@ -252,9 +255,13 @@ hipError_t launchFor(const ModelLaunch& p, uint32_t blocks, hipStream_t stream) 
 }
 
 template <class N>
-hipError_t preload() {
+hipError_t preload(int carveout) {
   hipFuncAttributes attr;
-  return hipFuncGetAttributes(&attr, reinterpret_cast<const void*>(&modelKernel<N>));
+  const void* f = reinterpret_cast<const void*>(&modelKernel<N>);
+  hipError_t e = hipFuncGetAttributes(&attr, f);
+  if (e == hipSuccess && carveout >= 0)
+    e = hipFuncSetAttribute(f, hipFuncAttributePreferredSharedMemoryCarveout, carveout);
+  return e;
 }
 
 }  // namespace
@@ -268,10 +275,10 @@ hipError_t launchModelKernel(rdma::Provider provider, const ModelLaunch& p, uint
   }
 }
 
-hipError_t preloadModelKernels() {
-  hipError_t e = preload<NicMlx5>();
-  if (e == hipSuccess) e = preload<NicBnxt>();
-  if (e == hipSuccess) e = preload<NicIonic>();
+hipError_t preloadModelKernels(int carveout) {
+  hipError_t e = preload<NicMlx5>(carveout);
+  if (e == hipSuccess) e = preload<NicBnxt>(carveout);
+  if (e == hipSuccess) e = preload<NicIonic>(carveout);
   return e;
 }
 

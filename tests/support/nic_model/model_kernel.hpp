@@ -15,7 +15,8 @@ hipError_t launchModelKernel(rdma::Provider provider, const ModelLaunch& p, uint
 
 // Loads the kernels' code now. With lazy module loading the first launch would otherwise load
 // it, which waits for the device: a test kernel spinning on a completion would never let it.
-hipError_t preloadModelKernels();
+// carveout >= 0: the kernels' preferred shared-memory carveout (MORI_NIC_MODEL_CARVEOUT).
+hipError_t preloadModelKernels(int carveout);
 
 // Blocks a launch needs to give each of `numQps` QPs a warp (at most kMaxWarps warps).
 uint32_t modelBlocks(uint32_t numQps, uint32_t waveSize);

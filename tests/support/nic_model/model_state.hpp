@@ -24,6 +24,8 @@ constexpr uint32_t kMaxSlotBytes = 128;
 constexpr uint32_t kBlockThreads = 128;
 // At most this many warps serve the QPs (each warp serves QPs i, i + warps, ...).
 constexpr uint32_t kMaxWarps = 1024;
+// The model kernel's first warp stores its pass count every this many passes (ModelControl::beat).
+constexpr uint32_t kBeatRounds = 256;
 // Diagnostics recorded per Device (later ones are counted, not kept).
 constexpr uint32_t kDiagSlots = 16;
 constexpr uint64_t kNever = ~0ull;
@@ -120,7 +122,13 @@ struct ModelDiag {
 struct ModelControl {
   uint32_t generation;  // bumped by the host before it changes a table: running kernels return
   uint32_t stop;        // Device shutting down: running kernels return
-  uint32_t reserved[14];
+  // Kernel to host, for the watchdog: the launch (ModelLaunch::launchSeq) that began running, and
+  // a pass counter of its first warp, stored every kBeatRounds passes. A launch that never starts
+  // (no room on the GPU) and one that runs but consumes nothing read differently.
+  uint32_t startedLaunch;
+  uint32_t reserved0;
+  uint64_t beat;
+  uint32_t reserved[10];
   ModelDiag diag[kDiagSlots];
 };
 
@@ -146,8 +154,8 @@ struct ModelLaunch {
   uint32_t numKeys;
   uint32_t generation;  // ModelControl::generation at launch
   int32_t myPe;
-  uint32_t sink;  // MORI_NIC_MODEL_SINK: complete WQEs without moving data
-  uint32_t reserved;
+  uint32_t sink;         // MORI_NIC_MODEL_SINK: complete WQEs without moving data
+  uint32_t launchSeq;    // 1, 2, ... per Device (ModelControl::startedLaunch)
   uint64_t idleTicks;    // return after this long without work (wall-clock ticks)
   uint64_t cqWaitTicks;  // how long to wait for completion-queue room before overrun
 };

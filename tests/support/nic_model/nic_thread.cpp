@@ -166,6 +166,7 @@ void ModelDevice::launchLocked() {
   p.generation = generation_;
   p.myPe = myPe_;
   p.sink = cfg_.sink ? 1u : 0u;
+  p.launchSeq = static_cast<uint32_t>(launches_ + 1);
   p.idleTicks = gpu::nsToWallTicks(cfg_.idleNs);
   p.cqWaitTicks = gpu::nsToWallTicks(kCqWaitNs);
   hipError_t e = launchModelKernel(cfg_.provider, p, modelBlocks(p.numQps, waveSize_), stream_);
@@ -180,6 +181,9 @@ void ModelDevice::launchLocked() {
 }
 
 void ModelDevice::watchdogLocked(std::chrono::steady_clock::time_point now) {
+  const uint64_t beat = __atomic_load_n(&controlHost_->beat, __ATOMIC_RELAXED);
+  const bool beating = beat != beatSeen_;
+  beatSeen_ = beat;
   for (uint32_t s = 0; s < qps_.size(); ++s) {
     QpWatch& w = watch_[s];
     const ModelQp& q = qps_[s];
@@ -199,10 +203,14 @@ void ModelDevice::watchdogLocked(std::chrono::steady_clock::time_point now) {
     }
     if (w.stuckLogged || now - w.stuckSince < kStallReport) continue;
     w.stuckLogged = true;
-    char kernel[64];
+    char kernel[160];
+    const bool started = __atomic_load_n(&controlHost_->startedLaunch, __ATOMIC_RELAXED) == launches_;
     if (inFlight_)
-      snprintf(kernel, sizeof(kernel), "a model kernel in flight for %.1f s",
-               std::chrono::duration<double>(now - launchedAt_).count());
+      snprintf(kernel, sizeof(kernel), "a model kernel in flight for %.1f s, %s",
+               std::chrono::duration<double>(now - launchedAt_).count(),
+               !started  ? "not started on the GPU (no room beside the application's kernels?)"
+               : beating ? "running"
+                         : "started, but its first warp has stopped passing");
     else
       snprintf(kernel, sizeof(kernel), "no model kernel running");
     MORI_LOG_WARN(
