@@ -93,8 +93,8 @@ Status loadModelConfig(ModelConfig* out) {
   }
   if (const char* v = getenv("MORI_NIC_MODEL_CARVEOUT")) {
     long long n = 0;
-    if (!parseNumber(v, &n) || strchr(v, ':') || n < 0 || n > 100)
-      return bad("MORI_NIC_MODEL_CARVEOUT", v, "a percentage between 0 and 100");
+    if (!parseNumber(v, &n) || strchr(v, ':') || n < -1 || n > 100)
+      return bad("MORI_NIC_MODEL_CARVEOUT", v, "a percentage between 0 and 100, or -1 for the driver's choice");
     c.carveout = static_cast<int>(n);
   }
   *out = c;

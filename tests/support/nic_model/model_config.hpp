@@ -9,9 +9,9 @@
 //   MORI_NIC_MODEL_IONIC_FW=1|2             ionic: firmware RDMA version (default 2)
 //   MORI_NIC_MODEL_IDLE_US=n                a model kernel returns after n us without work (100)
 //   MORI_NIC_MODEL_CARVEOUT=n               NVIDIA: the model kernel's preferred shared-memory
-//                                           carveout, percent 0..100 (default: the driver's
-//                                           choice); decides which SMs it may share with an
-//                                           application's kernels (bench/micro/coresidency_probe)
+//                                           carveout, percent 0..100 (default 0); decides which
+//                                           SMs it may share with an application's kernels
+//                                           (bench/micro/coresidency_probe); -1: the driver's
 // A malformed value is an error naming the variable, never a silent default.
 #pragma once
 
@@ -41,7 +41,9 @@ struct ModelConfig {
   uint32_t bnxtMtuShift = 10;  // 1024-byte path MTU: large WQEs span several PSNs
   uint32_t ionicFirmware = 2;
   uint64_t idleNs = 100000;
-  int carveout = -1;  // -1: not set
+  // 0: the smallest carveout. With the driver's choice, the model never started beside a test
+  // kernel with a block on every SM (test_rma, block scope, 132 blocks; H200s, CUDA 13).
+  int carveout = 0;
 };
 
 Status loadModelConfig(ModelConfig* out);

@@ -259,8 +259,12 @@ hipError_t preload(int carveout) {
   hipFuncAttributes attr;
   const void* f = reinterpret_cast<const void*>(&modelKernel<N>);
   hipError_t e = hipFuncGetAttributes(&attr, f);
+#if MORI_PLATFORM_NVIDIA  // AMD's LDS is not carved out of a shared cache
   if (e == hipSuccess && carveout >= 0)
     e = hipFuncSetAttribute(f, hipFuncAttributePreferredSharedMemoryCarveout, carveout);
+#else
+  (void)carveout;
+#endif
   return e;
 }
 

@@ -61,11 +61,13 @@ MORI_DEVICE_INLINE Transport transportTo(const GpuStates& s, int pe) {
 
 // `p` (a local symmetric address in `r`, a region of `s`) on `pe`, addressable by load/store
 // from this PE.
+// The heap's fields are read through `s` on the fast path: through `r` the compiler cannot tell
+// constant from global memory and emits generic loads, which miss after a fence like any other.
 template <typename T>
 MORI_DEVICE_INLINE T* p2pAddress(const GpuStates& s, const Region& r, int pe, T* p) {
-  const uint64_t base =
-      &r == &s.heap && pe < kInlinePes ? s.inlineHeapP2pBase[pe] : gpu::loadReadOnly(&r.peers[pe].p2pBase);
-  return reinterpret_cast<T*>(base + (reinterpret_cast<uint64_t>(p) - r.base));
+  const uint64_t addr = reinterpret_cast<uint64_t>(p);
+  if (&r == &s.heap && pe < kInlinePes) return reinterpret_cast<T*>(s.inlineHeapP2pBase[pe] + (addr - s.heap.base));
+  return reinterpret_cast<T*>(gpu::loadReadOnly(&r.peers[pe].p2pBase) + (addr - r.base));
 }
 // `p` on `pe` as the peer's own virtual address (RDMA remote address).
 MORI_DEVICE_INLINE uint64_t remoteAddress(const Region& r, int pe, const void* p) {

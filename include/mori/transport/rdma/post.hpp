@@ -39,6 +39,28 @@ MORI_DEVICE_INLINE shi::ErrorSite siteOf(const EndpointDevice& ep) {
   return shi::ErrorSite{ep.peer, static_cast<int>(ep.qpIndex), ep.qpn};
 }
 
+// A wait on `ep` timed out: prints what the endpoint holds, so that a reservation never
+// submitted, a NIC that stopped consuming and a lost completion read differently (the timeout
+// reported below names only the awaited counter), then reports the timeout. Cold path.
+[[noreturn]] inline MORI_DEVICE_NOINLINE void endpointTimeout(const GpuStates& s, const EndpointDevice& ep,
+                                                              sh::DeviceWait why, uint64_t ns, uint64_t progress,
+                                                              uint64_t target, int line, const char* where) {
+  EndpointState* st = ep.state;
+  printf(
+      "mori-shmem PE %d: %s: endpoint to PE %d qp %u (qpn 0x%x) at the timeout: reserved %llu, posted %llu, "
+      "completed %llu, completion entries consumed %llu, fetched results unread %u\n",
+      s.myPe, where, ep.peer, ep.qpIndex, ep.qpn,
+      (unsigned long long)gpu::atomicLoad<Order::Relaxed, Scope::Agent>(&st->reserved),
+      (unsigned long long)gpu::atomicLoad<Order::Relaxed, Scope::Agent>(&st->posted),
+      (unsigned long long)gpu::atomicLoad<Order::Relaxed, Scope::Agent>(&st->completed),
+      (unsigned long long)gpu::atomicLoad<Order::Relaxed, Scope::Agent>(&st->cqConsumer),
+      gpu::atomicLoad<Order::Relaxed, Scope::Agent>(&st->resultsInFlight));
+  shi::reportError(s, sh::DeviceErrorCode::Timeout, siteOf(ep), static_cast<uint64_t>(why), ns, progress, target, line,
+                   where);
+}
+#define MORI_RDMA_TIMEOUT(s, ep, why, ns, progress, target) \
+  endpointTimeout(s, ep, why, ns, progress, target, __LINE__, __func__)
+
 // Consumes the completion entries that have arrived, if no other thread is doing so, and
 // returns the number of slots known complete. The lock word is read before it is swapped: with
 // every thread of a grid in quiet, a waiting warp then issues one coalesced read per poll instead
@@ -83,9 +105,7 @@ MORI_DEVICE_NOINLINE void waitCompleted(const GpuStates& s, const EndpointDevice
   shi::Spinner spin(s.timeoutTicks);
   uint64_t done;
   while ((done = pollCompletions<P>(s, ep)) < target) {
-    if (spin.expired())
-      MORI_DEVICE_FAIL(s, sh::DeviceErrorCode::Timeout, siteOf(ep), static_cast<uint64_t>(why), spin.elapsedNs(), done,
-                       target);
+    if (spin.expired()) MORI_RDMA_TIMEOUT(s, ep, why, spin.elapsedNs(), done, target);
   }
 }
 
@@ -98,8 +118,7 @@ MORI_DEVICE_NOINLINE void waitResultsRead(const GpuStates& s, const EndpointDevi
     const uint32_t* busy = &ep.resultBusy[idx & (ep.sqDepth - 1)];
     while (gpu::atomicLoad<Order::Acquire, Scope::Agent>(busy) != 0u) {
       if (spin.expired())
-        MORI_DEVICE_FAIL(s, sh::DeviceErrorCode::Timeout, siteOf(ep),
-                         static_cast<uint64_t>(sh::DeviceWait::SendQueueSlot), spin.elapsedNs(), idx - ep.sqDepth, idx);
+        MORI_RDMA_TIMEOUT(s, ep, sh::DeviceWait::SendQueueSlot, spin.elapsedNs(), idx - ep.sqDepth, idx);
     }
   }
 }
@@ -145,9 +164,7 @@ MORI_DEVICE_INLINE void submitSlots(const GpuStates& s, const EndpointDevice& ep
     shi::Spinner spin(s.timeoutTicks);
     uint64_t posted;
     while ((posted = gpu::atomicLoad<Order::Acquire, Scope::Agent>(&st->posted)) != base) {
-      if (spin.expired())
-        MORI_DEVICE_FAIL(s, sh::DeviceErrorCode::Timeout, siteOf(ep),
-                         static_cast<uint64_t>(sh::DeviceWait::SendQueueSlot), spin.elapsedNs(), posted, base);
+      if (spin.expired()) MORI_RDMA_TIMEOUT(s, ep, sh::DeviceWait::SendQueueSlot, spin.elapsedNs(), posted, base);
     }
   }
   P::ringDoorbell(ep, base + n, slotAddress(ep, base + n - 1));
