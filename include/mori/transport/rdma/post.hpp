@@ -213,10 +213,6 @@ MORI_DEVICE_INLINE uint64_t postFromThreads(const GpuStates& s, const EndpointDe
     }
     gpu::waveSync(active);
     if (gpu::laneId() == leader) submitSlots<P>(s, ep, base, n);
-    // The lanes go on together once the batch is announced: left to run ahead, the others spin
-    // on their completions in the wave while the leader still has to submit (with bnxt's and
-    // ionic's fenced doorbells, seen to leave a reservation unsubmitted on the H200s).
-    gpu::waveSync(active);
     remaining &= ~batch;
   }
   return mySlot;
