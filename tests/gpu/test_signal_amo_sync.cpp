@@ -222,11 +222,16 @@ void amoCase(const char* name, K kernel) {
   std::vector<T> swapped(kT);
   HIP_OK(hipMemcpy(h, slots, sizeof(h), hipMemcpyDeviceToHost));
   HIP_OK(hipMemcpy(swapped.data(), out, kT * sizeof(T), hipMemcpyDeviceToHost));
+  // The swap chain this PE ran is on its right neighbour's slot 2; that slot's final value
+  // completes it (this PE's own slot 2 ends the left neighbour's chain).
+  T chainEnd = h[2];
+  MPI_Sendrecv(&h[2], sizeof(T), MPI_BYTE, (me + n - 1) % n, 0, &chainEnd, sizeof(T), MPI_BYTE, (me + 1) % n, 0,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   const T lowMask = static_cast<T>((uint64_t{1} << kT) - 1);
   EXPECT_EQ(h[0], static_cast<T>(4 * kT)) << name << " add/inc";
   EXPECT_EQ(h[1], static_cast<T>(kT)) << name << " compare_swap";
   std::vector<T> ids(swapped);
-  ids.push_back(h[2]);
+  ids.push_back(chainEnd);
   std::sort(ids.begin(), ids.end());
   bool perm = true;
   for (int i = 0; i <= kT; ++i) perm &= ids[i] == static_cast<T>(i);

@@ -12,6 +12,16 @@ namespace mori::gpu {
 using LaneMask = uint64_t;
 constexpr int kMaxWaveSize = 64;
 
+// Whether the lanes of a wave are scheduled independently (NVIDIA since Volta: diverged lanes
+// run apart and a warp-synchronous step must name lanes that really arrive), or run in lockstep
+// under an execution mask (AMD: a branch's sides run one after the other, so a lane spinning on
+// work that a lane on the other side must do never ends).
+#if MORI_PLATFORM_NVIDIA
+constexpr bool kIndependentLanes = true;
+#else
+constexpr bool kIndependentLanes = false;
+#endif
+
 #if MORI_GPU_COMPILER
 
 MORI_DEVICE_INLINE int waveSize() {

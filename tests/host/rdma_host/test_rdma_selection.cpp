@@ -251,8 +251,8 @@ TEST(RdmaFootprint, LayoutMatchesTheProviderFormats) {
   EXPECT_LE(l.sqOffset + l.sqBytes, l.cqOffset);
   EXPECT_LE(l.cqOffset + l.cqBytes, l.dbrecOffset);
   EXPECT_LE(l.dbrecOffset + l.dbrecBytes, l.stateOffset);
-  EXPECT_LE(l.stateOffset + sizeof(EndpointState), l.busyOffset);
-  EXPECT_LE(l.busyOffset + 1024u * 4, l.atomicOffset);
+  EXPECT_LE(l.stateOffset + sizeof(EndpointState), l.slotStateOffset);
+  EXPECT_LE(l.slotStateOffset + 1024u * 4, l.atomicOffset);
   EXPECT_EQ(l.allocBytes, l.atomicOffset + 12288);  // 8200 bytes of results, page-rounded
 
   ASSERT_EQ(endpointLayout(Provider::Bnxt, 1024, 4096, &l), Status::Success);

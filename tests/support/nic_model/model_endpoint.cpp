@@ -70,7 +70,7 @@ Status ModelEndpoint::create() {
     handle_.cqDoorbell = reinterpret_cast<uint64_t*>(regs + kCqDoorbellOffset);
   }
   handle_.atomicResults = reinterpret_cast<uint64_t*>(base + layout_.atomicOffset);
-  handle_.resultBusy = reinterpret_cast<uint32_t*>(base + layout_.busyOffset);
+  handle_.slotState = reinterpret_cast<uint32_t*>(base + layout_.slotStateOffset);
   handle_.providerWord = providerWord;
   handle_.state = reinterpret_cast<rdma::EndpointState*>(base + layout_.stateOffset);
   handle_.peer = cfg_.peer;

@@ -243,7 +243,7 @@ Status BnxtEndpoint::create() {
   handle_.cqDbrec = nullptr;
   handle_.cqDoorbell = static_cast<uint64_t*>(doorbellGpu_);
   handle_.atomicResults = reinterpret_cast<uint64_t*>(base + layout_.atomicOffset);
-  handle_.resultBusy = reinterpret_cast<uint32_t*>(base + layout_.busyOffset);
+  handle_.slotState = reinterpret_cast<uint32_t*>(base + layout_.slotStateOffset);
   handle_.atomicLkey = atomicMr_->lkey;
   handle_.providerWord = 0;  // path MTU known at connect()
   handle_.state = reinterpret_cast<EndpointState*>(base + layout_.stateOffset);

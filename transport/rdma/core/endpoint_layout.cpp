@@ -86,7 +86,7 @@ Status endpointLayout(Provider provider, uint32_t sqDepth, size_t pageBytes, End
   l.stateOffset = off;
   off += sizeof(EndpointState);
   // Result-busy flags (GPU only, never registered): one word per SQ slot.
-  l.busyOffset = off;
+  l.slotStateOffset = off;
   off = alignUp(off + size_t{sqDepth} * sizeof(uint32_t), pageBytes);
   // Fetched results, one word per SQ slot, plus the discard word non-fetching atomics target.
   l.atomicOffset = off;

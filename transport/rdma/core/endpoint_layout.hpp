@@ -36,7 +36,7 @@ struct EndpointLayout {
   size_t cqOffset = 0, cqBytes = 0;
   size_t dbrecOffset = 0, dbrecBytes = 0;    // mlx5: QP record (RQ, SQ counters) then CQ record
   size_t stateOffset = 0;                    // EndpointState
-  size_t busyOffset = 0;                     // EndpointDevice::resultBusy, 4 bytes per SQ slot
+  size_t slotStateOffset = 0;                // EndpointDevice::slotState, 4 bytes per SQ slot
   size_t atomicOffset = 0, atomicBytes = 0;  // 8 bytes per SQ slot + 1 discard word, own pages (an MR)
   size_t allocBytes = 0;                     // the endpoint's own device allocation
   size_t totalBytes = 0;                     // allocBytes plus provider-allocated queues

@@ -251,7 +251,7 @@ Status IonicEndpoint::create() {
   handle_.cqDbrec = nullptr;
   handle_.cqDoorbell = db + c.cq_qtype;
   handle_.atomicResults = reinterpret_cast<uint64_t*>(base + layout_.atomicOffset);
-  handle_.resultBusy = reinterpret_cast<uint32_t*>(base + layout_.busyOffset);
+  handle_.slotState = reinterpret_cast<uint32_t*>(base + layout_.slotStateOffset);
   handle_.atomicLkey = atomicMr_->lkey;
   handle_.providerWord = kIonicRdmaVersion;
   handle_.state = reinterpret_cast<EndpointState*>(base + layout_.stateOffset);

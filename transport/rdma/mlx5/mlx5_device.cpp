@@ -200,7 +200,7 @@ Status Mlx5Endpoint::create() {
   handle_.cqDbrec = reinterpret_cast<uint32_t*>(base + layout_.dbrecOffset + kCqDbrecOffset);
   handle_.cqDoorbell = nullptr;
   handle_.atomicResults = reinterpret_cast<uint64_t*>(base + layout_.atomicOffset);
-  handle_.resultBusy = reinterpret_cast<uint32_t*>(base + layout_.busyOffset);
+  handle_.slotState = reinterpret_cast<uint32_t*>(base + layout_.slotStateOffset);
   handle_.atomicLkey = atomicMr_->lkey;
   handle_.providerWord = 0;
   handle_.state = reinterpret_cast<EndpointState*>(base + layout_.stateOffset);

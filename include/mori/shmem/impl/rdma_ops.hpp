@@ -50,10 +50,12 @@ MORI_DEVICE_INLINE uint64_t postMany(const GpuStates& s, const rdma::EndpointDev
 }
 
 // Blocking forms: the scope returns once slot `last` (and so everything before it) completed.
-template <class P, class S>
+// Every thread checks for itself: no warp sync after one lane's wait is relied on (see
+// rdma::postFromThreads); the completions are polled by one thread at a time either way.
+template <class P>
 MORI_DEVICE_INLINE void waitSlot(const GpuStates& s, const rdma::EndpointDevice& ep, uint64_t last) {
-  if (S::rank() == 0) rdma::waitCompleted<P>(s, ep, last + 1);
-  S::sync();
+  if (gpu::atomicLoad<gpu::Order::Acquire, gpu::Scope::Agent>(&ep.state->completed) <= last)
+    rdma::waitCompleted<P>(s, ep, last + 1);
 }
 
 MORI_DEVICE_INLINE rdma::WqeDesc makeDesc(rdma::WqeOp op, uint32_t bytes, uint64_t local, uint32_t lkey,
@@ -97,7 +99,7 @@ MORI_SHMEM_RDMA_PATH void rdmaPut(const GpuStates& s, const Region& dr, void* de
                         raddr + off, rkey);
       });
     }
-    if (blocking) waitSlot<P, S>(s, ep, last);
+    if (blocking) waitSlot<P>(s, ep, last);
   });
 }
 
@@ -122,7 +124,7 @@ MORI_SHMEM_RDMA_PATH void rdmaGet(const GpuStates& s, const Region& sr, void* de
       return makeDesc(rdma::WqeOp::Read, static_cast<uint32_t>(len), reinterpret_cast<uint64_t>(dest) + off, dr->lkey,
                       raddr + off, rkey);
     });
-    if (blocking) waitSlot<P, S>(s, ep, last);
+    if (blocking) waitSlot<P>(s, ep, last);
   });
 }
 

@@ -90,10 +90,11 @@ struct EndpointDevice {
   uint32_t* cqDbrec;     // CQ doorbell record (mlx5), else null
   uint64_t* cqDoorbell;  // CQ consumer doorbell register (bnxt, ionic), else null
   // Fetched results (atomics, scalar reads) land in atomicResults[slot] (registered memory,
-  // atomicLkey); resultBusy[slot] (GPU memory only) is 1 until the fetching thread has read it,
-  // and a slot is not reused before that.
+  // atomicLkey). slotState[slot] (GPU memory only) says which lap's WQE the slot holds (bits
+  // 31..1: lap + 1, written after the WQE bytes, so the ringer knows it may announce the slot)
+  // and whether that WQE's fetched result is still unread (bit 0: the slot is not reused before).
   uint64_t* atomicResults;
-  uint32_t* resultBusy;
+  uint32_t* slotState;
   uint32_t atomicLkey;
   uint32_t providerWord;  // provider-specific constant (e.g. doorbell queue id / epoch layout)
   EndpointState* state;
