@@ -349,7 +349,9 @@ MORI_DEVICE_INLINE uint64_t takeResult(const GpuStates& s, const EndpointDevice&
   const uint64_t slot = idx & (ep.sqDepth - 1);
   const uint64_t v = gpu::atomicLoad<Order::Acquire, Scope::System>(&ep.atomicResults[slot]);
   gpu::atomicStore<Order::Release, Scope::Agent>(&ep.slotState[slot], lapTag(ep, idx) << 1);
-  gpu::atomicFetchAdd<Order::Relaxed, Scope::Agent>(&ep.state->resultsInFlight, ~0u);  // -1
+  // Release: a claimer that reads the count as 0 skips the state word and may mark the slot
+  // next; our store above must not land after its mark.
+  gpu::atomicFetchAdd<Order::Release, Scope::Agent>(&ep.state->resultsInFlight, ~0u);  // -1
   return v;
 }
 
