@@ -103,10 +103,10 @@ MORI_DEVICE_INLINE void putSignal(const GpuStates& s, void* dest, const void* sr
                                   uint64_t value, SignalOp op, int pe, int qp, bool blocking) {
   put<S>(s, dest, src, bytes, pe, qp, false);
   S::sync();  // every thread's part of the data is issued before the signal
-  if (S::rank() == 0) {
-    signalOp(s, sig, value, op, pe, qp);
-    if (blocking && transportTo(s, pe) == Transport::Rdma) rdmaQuietEndpoint(s, endpointFor(s, pe, qp));
-  }
+  if (S::rank() == 0) signalOp(s, sig, value, op, pe, qp);
+  // Blocking over RDMA: every thread waits itself (its data, and rank 0 its signal too): a warp
+  // sync after one lane's wait is not relied on (see rdma::postFromThreads).
+  if (blocking && transportTo(s, pe) == Transport::Rdma) rdmaQuietEndpoint(s, endpointFor(s, pe, qp));
   S::sync();
 }
 
