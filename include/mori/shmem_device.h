@@ -122,9 +122,11 @@ MORI_SHMEM_RMA_TYPES(MORI_SHMEMI_RMA_TYPED)
 #undef MORI_SHMEMI_RMA_TYPED_SCOPE
 
 /* ---- signals ---------------------------------------------------------------------------- */
-// Updates pe's sig_addr (SET or ADD), ordered after this thread's earlier puts to pe on qpId.
+// Atomically updates pe's sig_addr (SET or ADD). Like OpenSHMEM's shmem_signal_op it is not
+// ordered after earlier puts: use putmem_signal, or call mori_shmem_fence() first.
 MORI_SHMEM_DEVICE void mori_shmem_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, int qpId = 0) {
-  MORI_SHMEMI_NS::signalOp(MORI_SHMEMI_S, sig_addr, signal, static_cast<MORI_SHMEMI_NS::SignalOp>(sig_op), pe, qpId);
+  MORI_SHMEMI_NS::signalOp(MORI_SHMEMI_S, sig_addr, signal, static_cast<MORI_SHMEMI_NS::SignalOp>(sig_op), pe, qpId,
+                           false);
 }
 // Current value of the local signal word.
 MORI_SHMEM_DEVICE uint64_t mori_shmem_signal_fetch(const uint64_t* sig_addr) {

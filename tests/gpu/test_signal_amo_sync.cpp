@@ -1,7 +1,7 @@
 // Device-side signalling, atomics and synchronisation between PEs that run at the same time
 // (one PE per GPU: these tests spin on each other).
-//  - put with signal (every scope, SET and ADD): data is complete when the signal is seen,
-//    under load, over many rounds
+//  - put with signal (every scope, SET and ADD), and put + fence + signal_op: data is complete
+//    when the signal is seen, under load, over many rounds
 //  - every atomic, 32- and 64-bit: fetch_add from all threads of all PEs returns a permutation
 //    (linearisable), CAS/swap/bitwise/set/fetch/inc give exact results
 //  - every wait_until comparator, test/test_all/test_any, wait_until_all/any/some
@@ -40,8 +40,16 @@ __global__ void signalSender(char* buf, const char* src, uint64_t* sig, int peer
     } else if constexpr (SCOPE == 1) {
       if (threadIdx.x < static_cast<unsigned>(mori::gpu::waveSize()))
         mori_shmem_putmem_signal_nbi_warp(dst, s, kChunk, sig, value, SIGOP, peer);
-    } else {
+    } else if constexpr (SCOPE == 2) {
       mori_shmem_putmem_signal_block(dst, s, kChunk, sig, value, SIGOP, peer);
+    } else {
+      // The unfused form: signal_op alone is unordered, the fence after the block's sync orders it.
+      mori_shmem_putmem_nbi_block(dst, s, kChunk, peer);
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        mori_shmem_fence();
+        mori_shmem_signal_op(sig, value, SIGOP, peer);
+      }
     }
     __syncthreads();
   }
@@ -107,6 +115,8 @@ TEST(PutSignal, WarpSet) { signalCase<1, MORI_SHMEM_SIGNAL_SET>(); }
 TEST(PutSignal, WarpAdd) { signalCase<1, MORI_SHMEM_SIGNAL_ADD>(); }
 TEST(PutSignal, BlockSet) { signalCase<2, MORI_SHMEM_SIGNAL_SET>(); }
 TEST(PutSignal, BlockAdd) { signalCase<2, MORI_SHMEM_SIGNAL_ADD>(); }
+TEST(PutSignal, BlockPutFenceSignalOpSet) { signalCase<3, MORI_SHMEM_SIGNAL_SET>(); }
+TEST(PutSignal, BlockPutFenceSignalOpAdd) { signalCase<3, MORI_SHMEM_SIGNAL_ADD>(); }
 
 __global__ void signalOpKernel(uint64_t* sig, uint64_t* fetched, int peer) {
   mori_shmem_signal_op(sig, 10, MORI_SHMEM_SIGNAL_SET, peer);

@@ -34,7 +34,10 @@ MORI_DEVICE_INLINE void copyElements(T* __restrict__ dst, const T* __restrict__ 
 MORI_DEVICE_INLINE void copySmall(char* dst, const char* src, size_t n) {
   while (n) {
     const uintptr_t a = reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src);
-    if (n >= 8 && (a & 7) == 0) {
+    if (n >= 16 && (a & 15) == 0) {
+      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+      dst += 16, src += 16, n -= 16;
+    } else if (n >= 8 && (a & 7) == 0) {
       *reinterpret_cast<uint64_t*>(dst) = *reinterpret_cast<const uint64_t*>(src);
       dst += 8, src += 8, n -= 8;
     } else if (n >= 4 && (a & 3) == 0) {
@@ -56,6 +59,12 @@ MORI_DEVICE_INLINE void copySmall(char* dst, const char* src, size_t n) {
 MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, int rank, int size) {
   char* dst = static_cast<char*>(dstv);
   const char* src = static_cast<const char*>(srcv);
+  // Up to 16 bytes (latency-bound puts and gets) is one thread's copySmall: the split below is
+  // a chain of dependent 64-bit arithmetic that one thread waits through before its access.
+  if (bytes <= 16) {
+    if (rank == 0) copySmall(dst, src, bytes);
+    return;
+  }
   const uintptr_t d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
   const uintptr_t mis = d ^ s;
   // log2 of the widest element both pointers share: the element count is a shift, not a

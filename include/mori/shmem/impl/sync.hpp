@@ -103,7 +103,8 @@ MORI_DEVICE_INLINE void syncAll(const GpuStates& s) {
     int round = 0;
     for (int dist = 1; dist < s.nPes; dist <<= 1, ++round) {
       const int to = (s.myPe + dist) % s.nPes;
-      signalOp(s, flags + round, epoch, SignalOp::Set, to, 0);
+      // Ordered: the round's signal carries what this PE learned in earlier rounds (cumulativity).
+      signalOp(s, flags + round, epoch, SignalOp::Set, to, 0, true);
       while (loadAcquire(flags + round) < epoch) {
         if (spin.expired())
           MORI_DEVICE_FAIL(s, DeviceErrorCode::Timeout, (ErrorSite{(s.myPe - dist + s.nPes) % s.nPes, -1, 0}),
