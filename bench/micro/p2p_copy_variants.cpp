@@ -3,24 +3,45 @@
 // writes into GPU 1 through peer access, 132 CTAs x 1024 threads, each CTA moving its share of
 // the buffer per iteration, as shmem_put_bw does. Variants:
 //   library      impl::copyBytes, what putmem_nbi_block runs
+//   library_generic  the same with a destination the compiler cannot place in global memory
+//                (as an address computed from a peer base is): generic stores
+//   library_1cta_per_sm  the library copy with 200 KB of shared memory per CTA, so that no SM
+//                can hold two CTAs (as in a kernel at 64 registers x 1024 threads)
 //   unroll1/8    the same loop with 1 or 8 16-byte loads in flight per thread (library: 4)
 //   warp_chunks  each warp copies a contiguous part of its CTA's share
 //   rotated      each CTA starts its share at a CTA-dependent offset and wraps around
 //   grid_stride  the whole grid sweeps the whole buffer together (not a per-CTA share)
 //   store_only   per-CTA shares, stores of a register value (no loads): the pattern alone
 //   grid_store   grid-stride stores of a register value: the ceiling measurement
+// Each runs twice: "peer" (one process, peer access enabled) and "ipc" (a second, forked process
+// opens the destination with hipIpcOpenMemHandle, and the first opens that process's source:
+// how PEs map each other's heaps).
 // Prints one JSON object per measurement; every copying variant's destination is checked.
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <utility>
 
 #include "mori/platform/gpu_runtime.hpp"
 #include "mori/shmem/impl/copy.hpp"
 
-enum Variant { kLibrary, kUnroll1, kUnroll8, kWarpChunks, kRotated, kGridStride, kStoreOnly, kGridStore, kCount };
-static const char* kNames[] = {"library", "unroll1",     "unroll8",    "warp_chunks",
-                               "rotated", "grid_stride", "store_only", "grid_store"};
+enum Variant {
+  kLibrary,
+  kLibraryGeneric,
+  kLibraryOneCta,
+  kUnroll1,
+  kUnroll8,
+  kWarpChunks,
+  kRotated,
+  kGridStride,
+  kStoreOnly,
+  kGridStore,
+  kCount
+};
+static const char* kNames[] = {"library",     "library_generic", "library_1cta_per_sm", "unroll1",    "unroll8",
+                               "warp_chunks", "rotated",         "grid_stride",         "store_only", "grid_store"};
 
 template <int U>
 __device__ __forceinline__ void copyUnrolled(uint4* dst, const uint4* src, size_t n, size_t rank, size_t size) {
@@ -43,6 +64,13 @@ __global__ void __launch_bounds__(1024) copyKernel(uint4* dst, const uint4* src,
   for (int it = 0; it < iters; ++it) {
     if constexpr (V == kLibrary) {
       mori::shmem::impl::copyBytes(dst + begin, src + begin, share * 16, static_cast<int>(threadIdx.x),
+                                   static_cast<int>(blockDim.x));
+    } else if constexpr (V == kLibraryOneCta) {
+      mori::shmem::impl::copyBytes(dst + begin, src + begin, share * 16, static_cast<int>(threadIdx.x),
+                                   static_cast<int>(blockDim.x));
+    } else if constexpr (V == kLibraryGeneric) {
+      volatile uint64_t d = reinterpret_cast<uint64_t>(dst + begin);  // the compiler loses where it points
+      mori::shmem::impl::copyBytes(reinterpret_cast<uint4*>(d), src + begin, share * 16, static_cast<int>(threadIdx.x),
                                    static_cast<int>(blockDim.x));
     } else if constexpr (V == kUnroll1) {
       copyUnrolled<1>(dst + begin, src + begin, share, threadIdx.x, blockDim.x);
@@ -90,20 +118,26 @@ __global__ void compareKernel(const uint4* a, const uint4* b, size_t n16, unsign
     }                                                                \
   } while (0)
 
+// Byte offsets of the source and destination from their (2 MiB-aligned) allocations, argv[2..3]:
+// symmetric-heap buffers are 256-byte aligned.
+size_t srcOffset = 0, dstOffset = 0;
+
 template <int V>
-void run(uint4* src, uint4* dst, uint4* check, unsigned long long* bad, size_t bytes, int iters) {
+void run(const char* mapping, uint4* src, uint4* dst, uint4* check, unsigned long long* bad, size_t bytes, int iters) {
   const size_t n16 = bytes / 16;
-  CHECK(hipSetDevice(1));
   CHECK(hipMemset(dst, 0, bytes));
   CHECK(hipDeviceSynchronize());
-  CHECK(hipSetDevice(0));
-  copyKernel<V><<<132, 1024>>>(dst, src, n16, 2);  // warm-up
+  const unsigned smem = V == kLibraryOneCta ? 200 * 1024 : 0;
+  if (smem)
+    CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(&copyKernel<V>), hipFuncAttributeMaxDynamicSharedMemorySize,
+                              static_cast<int>(smem)));
+  copyKernel<V><<<132, 1024, smem>>>(dst, src, n16, 2);  // warm-up
   CHECK(hipGetLastError());
   hipEvent_t a, b;
   CHECK(hipEventCreate(&a));
   CHECK(hipEventCreate(&b));
   CHECK(hipEventRecord(a));
-  copyKernel<V><<<132, 1024>>>(dst, src, n16, iters);
+  copyKernel<V><<<132, 1024, smem>>>(dst, src, n16, iters);
   CHECK(hipEventRecord(b));
   CHECK(hipEventSynchronize(b));
   float ms = 0;
@@ -112,45 +146,111 @@ void run(uint4* src, uint4* dst, uint4* check, unsigned long long* bad, size_t b
   const bool copies = V != kStoreOnly && V != kGridStore;
   if (copies) {
     CHECK(hipMemset(bad, 0, sizeof(*bad)));
-    CHECK(hipMemcpy(check, dst, bytes, hipMemcpyDeviceToDevice));    // peer access: one address space
+    CHECK(hipMemcpy(check, dst, bytes, hipMemcpyDeviceToDevice));    // one address space (UVA)
     compareKernel<<<264, 1024>>>(src, check, n16 / 132 * 132, bad);  // the shares' union
     CHECK(hipMemcpy(&nbad, bad, sizeof(nbad), hipMemcpyDeviceToHost));
   }
   printf(
-      "{\"test\": \"p2p_copy\", \"variant\": \"%s\", \"bytes\": %zu, \"iters\": %d, \"GBps\": %.1f, "
-      "\"checked\": %s, \"bad_elements\": %llu}\n",
-      kNames[V], bytes, iters, static_cast<double>(bytes) * iters / (ms * 1e-3) / 1e9, copies ? "true" : "false", nbad);
+      "{\"test\": \"p2p_copy\", \"mapping\": \"%s\", \"variant\": \"%s\", \"bytes\": %zu, \"src_offset\": %zu, "
+      "\"dst_offset\": %zu, "
+      "\"iters\": %d, "
+      "\"GBps\": %.1f, \"checked\": %s, \"bad_elements\": %llu}\n",
+      mapping, kNames[V], bytes, srcOffset, dstOffset, iters, static_cast<double>(bytes) * iters / (ms * 1e-3) / 1e9,
+      copies ? "true" : "false", nbad);
   CHECK(hipEventDestroy(a));
   CHECK(hipEventDestroy(b));
 }
 
 template <int... V>
-void runAll(uint4* src, uint4* dst, uint4* check, unsigned long long* bad, size_t bytes, int iters,
+void runAll(const char* mapping, uint4* src, uint4* dst, uint4* check, unsigned long long* bad, size_t bytes, int iters,
             std::integer_sequence<int, V...>) {
-  (run<V>(src, dst, check, bad, bytes, iters), ...);
+  (run<V>(mapping, src, dst, check, bad, bytes, iters), ...);
+}
+
+constexpr size_t kMaxBytes = size_t{1} << 30;
+constexpr size_t kSizes[] = {size_t{64} << 20, size_t{256} << 20, kMaxBytes};
+
+// GPU 0's side: source, check buffer, every variant at every size into `dst` (on GPU 1).
+// IPC mode: the source is exported too and the other process maps it before the sweep, as every
+// PE maps every other PE's heap (-1: not in IPC mode).
+int exportFd = -1, ackFd = -1;
+
+void sweep(const char* mapping, uint4* dst, int iters) {
+  uint4 *src, *check;
+  unsigned long long* bad;
+  CHECK(hipSetDevice(0));
+  CHECK(hipMalloc(&src, kMaxBytes + srcOffset));
+  if (exportFd >= 0) {
+    hipIpcMemHandle_t h;
+    char ack = 0;
+    CHECK(hipIpcGetMemHandle(&h, src));
+    if (write(exportFd, &h, sizeof(h)) != static_cast<ssize_t>(sizeof(h)) || read(ackFd, &ack, 1) != 1) exit(1);
+  }
+  CHECK(hipMalloc(&check, kMaxBytes));
+  src = reinterpret_cast<uint4*>(reinterpret_cast<char*>(src) + srcOffset);
+  dst = reinterpret_cast<uint4*>(reinterpret_cast<char*>(dst) + dstOffset);
+  CHECK(hipMalloc(&bad, sizeof(*bad)));
+  fillKernel<<<264, 1024>>>(src, kMaxBytes / 16, 12345);
+  CHECK(hipDeviceSynchronize());
+  for (size_t bytes : kSizes)
+    runAll(mapping, src, dst, check, bad, bytes, iters, std::make_integer_sequence<int, kCount>{});
+  CHECK(hipFree(bad));
+  CHECK(hipFree(check));
+  CHECK(hipFree(reinterpret_cast<char*>(src) - srcOffset));
 }
 
 int main(int argc, char** argv) {
   const int iters = argc > 1 ? atoi(argv[1]) : 20;
+  if (argc > 3) srcOffset = strtoull(argv[2], nullptr, 0), dstOffset = strtoull(argv[3], nullptr, 0);
+  if (srcOffset % 16 || dstOffset % 16) return 2;  // the variants copy 16-byte elements
+  int fds[2], back[2], ack[2];
+  if (pipe(fds) != 0 || pipe(back) != 0 || pipe(ack) != 0) return 1;
+  // The IPC child is forked before either process touches the GPU runtime.
+  const pid_t child = fork();
+  if (child == 0) {
+    hipIpcMemHandle_t h;
+    if (read(fds[0], &h, sizeof(h)) != static_cast<ssize_t>(sizeof(h))) _exit(0);  // parent found < 2 GPUs
+    void* dst = nullptr;
+    CHECK(hipSetDevice(0));
+    CHECK(hipIpcOpenMemHandle(&dst, h, hipIpcMemLazyEnablePeerAccess));
+    exportFd = back[1], ackFd = ack[0];
+    sweep("ipc", static_cast<uint4*>(dst), iters);
+    CHECK(hipIpcCloseMemHandle(dst));
+    fflush(stdout);
+    _exit(0);
+  }
   int n = 0;
   if (hipGetDeviceCount(&n) != hipSuccess || n < 2) {
+    close(fds[1]);
+    waitpid(child, nullptr, 0);
     printf("SKIPPED: needs 2 GPUs (%d visible)\n", n);
     return 77;
   }
-  const size_t maxBytes = size_t{256} << 20;
-  uint4 *src, *dst, *check;
-  unsigned long long* bad;
+  uint4* dst;
+  CHECK(hipSetDevice(1));
+  CHECK(hipMalloc(&dst, kMaxBytes + dstOffset));
+  hipIpcMemHandle_t h;
+  CHECK(hipIpcGetMemHandle(&h, dst));
+  fflush(stdout);
+  if (write(fds[1], &h, sizeof(h)) != static_cast<ssize_t>(sizeof(h))) return 1;
+  void* childSrc = nullptr;  // the child's source, mapped here as a peer's heap is
+  if (read(back[0], &h, sizeof(h)) == static_cast<ssize_t>(sizeof(h))) {
+    CHECK(hipIpcOpenMemHandle(&childSrc, h, hipIpcMemLazyEnablePeerAccess));
+    if (write(ack[1], "k", 1) != 1) return 1;
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (childSrc) CHECK(hipIpcCloseMemHandle(childSrc));
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fprintf(stderr, "the IPC child failed (status %d)\n", status);
+    return 1;
+  }
   CHECK(hipSetDevice(1));
   CHECK(hipDeviceEnablePeerAccess(0, 0));
-  CHECK(hipMalloc(&dst, maxBytes));
   CHECK(hipSetDevice(0));
   CHECK(hipDeviceEnablePeerAccess(1, 0));
-  CHECK(hipMalloc(&src, maxBytes));
-  CHECK(hipMalloc(&check, maxBytes));
-  CHECK(hipMalloc(&bad, sizeof(*bad)));
-  fillKernel<<<264, 1024>>>(src, maxBytes / 16, 12345);
-  CHECK(hipDeviceSynchronize());
-  for (size_t bytes : {size_t{64} << 20, maxBytes})
-    runAll(src, dst, check, bad, bytes, iters, std::make_integer_sequence<int, kCount>{});
+  sweep("peer", dst, iters);
+  CHECK(hipSetDevice(1));
+  CHECK(hipFree(dst));
   return 0;
 }

@@ -51,6 +51,7 @@ using hipFuncAttribute = cudaFuncAttribute;
 #define hipDeviceAttributeComputeCapabilityMinor cudaDevAttrComputeCapabilityMinor
 #define hipDeviceAttributeClockRate cudaDevAttrClockRate
 #define hipFuncAttributePreferredSharedMemoryCarveout cudaFuncAttributePreferredSharedMemoryCarveout
+#define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
 #define hipMemoryTypeDevice cudaMemoryTypeDevice
 #define hipMemoryTypeHost cudaMemoryTypeHost
 #define HIP_SYMBOL(x) x
