@@ -64,8 +64,18 @@ MORI_DEVICE_INLINE shi::ErrorSite siteOf(const EndpointDevice& ep) {
   shi::reportError(s, sh::DeviceErrorCode::Timeout, siteOf(ep), static_cast<uint64_t>(why), ns, progress, target, line,
                    where);
 }
-#define MORI_RDMA_TIMEOUT(s, ep, why, ns, progress, target) \
-  endpointTimeout(s, ep, why, ns, progress, target, __LINE__, __func__)
+
+// Every wait on an endpoint: polls until met(v) holds for v = poll(); past the timeout, reports
+// `why` in `where` (the waiting function) with the last v as progress and `target`.
+template <class Poll, class Met>
+MORI_DEVICE_INLINE uint64_t spinUntil(const GpuStates& s, const EndpointDevice& ep, sh::DeviceWait why, uint64_t target,
+                                      const char* where, Poll poll, Met met) {
+  shi::Spinner spin(s.timeoutTicks);
+  uint64_t v;
+  while (!met(v = poll()))
+    if (spin.expired()) endpointTimeout(s, ep, why, spin.elapsedNs(), v, target, __LINE__, where);
+  return v;
+}
 
 // Consumes the completion entries that have arrived, if no other thread is doing so, and
 // returns the number of slots known complete. The lock word is read before it is swapped: with
@@ -112,11 +122,9 @@ MORI_DEVICE_NOINLINE uint64_t pollCompletions(const GpuStates& s, const Endpoint
 template <class P>
 MORI_DEVICE_NOINLINE void waitCompleted(const GpuStates& s, const EndpointDevice& ep, uint64_t target,
                                         sh::DeviceWait why = sh::DeviceWait::Completion) {
-  shi::Spinner spin(s.timeoutTicks);
-  uint64_t done;
-  while ((done = pollCompletions<P>(s, ep)) < target) {
-    if (spin.expired()) MORI_RDMA_TIMEOUT(s, ep, why, spin.elapsedNs(), done, target);
-  }
+  spinUntil(
+      s, ep, why, target, __func__, [&] { return pollCompletions<P>(s, ep); },
+      [&](uint64_t done) { return done >= target; });
 }
 
 // Slot state words (EndpointDevice::slotState): bits 31..1 carry the lap tag of the WQE the slot
@@ -127,14 +135,14 @@ MORI_DEVICE_INLINE uint32_t lapTag(const EndpointDevice& ep, uint64_t idx) {
 }
 
 // Slow path of claimSlot: the slot's previous WQE fetched a result its thread has not read yet.
+// A timeout reports the slot's state word as progress and `idx` as target.
 template <class P>
 MORI_DEVICE_NOINLINE void waitResultRead(const GpuStates& s, const EndpointDevice& ep, uint64_t idx) {
-  shi::Spinner spin(s.timeoutTicks);
   const uint32_t* state = &ep.slotState[idx & (ep.sqDepth - 1)];
-  while (gpu::atomicLoad<Order::Acquire, Scope::Agent>(state) & 1u) {
-    if (spin.expired())
-      MORI_RDMA_TIMEOUT(s, ep, sh::DeviceWait::SendQueueSlot, spin.elapsedNs(), idx - ep.sqDepth, idx);
-  }
+  spinUntil(
+      s, ep, sh::DeviceWait::SendQueueSlot, idx, __func__,
+      [&] { return uint64_t{gpu::atomicLoad<Order::Acquire, Scope::Agent>(state)}; },
+      [](uint64_t word) { return (word & 1u) == 0; });
 }
 
 // Waits until slot `idx` of a group's reservation [.., end) may be written: the ring has room
@@ -184,15 +192,17 @@ MORI_DEVICE_INLINE bool slotsWritten(const EndpointDevice& ep, uint64_t first, u
   return all;
 }
 
-// Slow path of submitSlots: some thread of the batch has not written its slot yet.
+// Slow path of submitSlots: some thread of the batch has not written its slot yet. A timeout
+// reports the lap tag found in the slot as progress and the awaited one as target.
 template <class P>
 MORI_DEVICE_NOINLINE void waitSlotsWritten(const GpuStates& s, const EndpointDevice& ep, uint64_t first, uint32_t n) {
-  shi::Spinner spin(s.timeoutTicks);
   for (uint64_t idx = first; idx < first + n; ++idx) {
     const uint32_t* state = &ep.slotState[idx & (ep.sqDepth - 1)];
-    while ((gpu::atomicLoad<Order::Relaxed, Scope::Agent>(state) >> 1) != lapTag(ep, idx)) {
-      if (spin.expired()) MORI_RDMA_TIMEOUT(s, ep, sh::DeviceWait::SendQueueSlot, spin.elapsedNs(), idx, first + n);
-    }
+    const uint32_t tag = lapTag(ep, idx);
+    spinUntil(
+        s, ep, sh::DeviceWait::SendQueueSlot, tag, __func__,
+        [&] { return uint64_t{gpu::atomicLoad<Order::Relaxed, Scope::Agent>(state) >> 1}; },
+        [&](uint64_t seen) { return seen == tag; });
   }
 }
 
@@ -206,13 +216,10 @@ MORI_DEVICE_INLINE void submitSlots(const GpuStates& s, const EndpointDevice& ep
   // With the marks read, the fence makes their WQE bytes visible to the NIC before it hears of them.
   gpu::fenceSystem();
   EndpointState* st = ep.state;
-  if (MORI_UNLIKELY(gpu::atomicLoad<Order::Acquire, Scope::Agent>(&st->posted) != base)) {
-    shi::Spinner spin(s.timeoutTicks);
-    uint64_t posted;
-    while ((posted = gpu::atomicLoad<Order::Acquire, Scope::Agent>(&st->posted)) != base) {
-      if (spin.expired()) MORI_RDMA_TIMEOUT(s, ep, sh::DeviceWait::SendQueueSlot, spin.elapsedNs(), posted, base);
-    }
-  }
+  spinUntil(
+      s, ep, sh::DeviceWait::SendQueueSlot, base, __func__,
+      [&] { return gpu::atomicLoad<Order::Acquire, Scope::Agent>(&st->posted); },
+      [&](uint64_t posted) { return posted == base; });
   P::ringDoorbell(ep, base + n, slotAddress(ep, base + n - 1));
   // The agent-scope hand-off below orders the next ringer after us on the GPU, not our MMIO
   // store's arrival at the NIC: where the register carries the index, wait for it to land.
@@ -223,12 +230,10 @@ MORI_DEVICE_INLINE void submitSlots(const GpuStates& s, const EndpointDevice& ep
 // Waits until slots up to `end` are announced (another thread rings for them).
 template <class P>
 MORI_DEVICE_INLINE void waitAnnounced(const GpuStates& s, const EndpointDevice& ep, uint64_t end) {
-  if (gpu::atomicLoad<Order::Relaxed, Scope::Agent>(&ep.state->posted) >= end) return;
-  shi::Spinner spin(s.timeoutTicks);
-  uint64_t posted;
-  while ((posted = gpu::atomicLoad<Order::Relaxed, Scope::Agent>(&ep.state->posted)) < end) {
-    if (spin.expired()) MORI_RDMA_TIMEOUT(s, ep, sh::DeviceWait::SendQueueSlot, spin.elapsedNs(), posted, end);
-  }
+  spinUntil(
+      s, ep, sh::DeviceWait::SendQueueSlot, end, __func__,
+      [&] { return gpu::atomicLoad<Order::Relaxed, Scope::Agent>(&ep.state->posted); },
+      [&](uint64_t posted) { return posted >= end; });
 }
 
 // Hands out `n` consecutive slots. Never waits: the threads wait for their own slots after the
