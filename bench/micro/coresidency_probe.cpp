@@ -12,20 +12,12 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "micro_check.hpp"
 #include "mori/platform/atomic.hpp"
 #include "mori/platform/clock.hpp"
 #include "mori/platform/gpu_runtime.hpp"
 
 namespace g = mori::gpu;
-
-#define PROBE_OK(x)                                                                      \
-  do {                                                                                   \
-    hipError_t e_ = (x);                                                                 \
-    if (e_ != hipSuccess) {                                                              \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, hipGetErrorString(e_)); \
-      exit(1);                                                                           \
-    }                                                                                    \
-  } while (0)
 
 // Spins until *flag != 0 or the deadline; counts blocks that saw the flag.
 template <int SMEM>
@@ -55,21 +47,21 @@ struct Variant {
 template <int SMEM>
 void launchFiller(const Variant& v, int sms, hipStream_t s, const uint32_t* flag, uint64_t ticks, uint32_t* saw) {
   if (v.fillerCarveout >= 0)
-    PROBE_OK(hipFuncSetAttribute(reinterpret_cast<const void*>(&filler<SMEM>),
+    MICRO_OK(hipFuncSetAttribute(reinterpret_cast<const void*>(&filler<SMEM>),
                                  hipFuncAttributePreferredSharedMemoryCarveout, v.fillerCarveout));
   filler<SMEM><<<sms * v.fillerPerSm, v.fillerThreads, 0, s>>>(flag, ticks, saw);
 }
 
 int main() {
   int sms = 0;
-  PROBE_OK(hipSetDevice(0));
-  PROBE_OK(hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, 0));
+  MICRO_OK(hipSetDevice(0));
+  MICRO_OK(hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, 0));
   hipStream_t a, b;
-  PROBE_OK(hipStreamCreateWithFlags(&a, hipStreamNonBlocking));
-  PROBE_OK(hipStreamCreateWithFlags(&b, hipStreamNonBlocking));
+  MICRO_OK(hipStreamCreateWithFlags(&a, hipStreamNonBlocking));
+  MICRO_OK(hipStreamCreateWithFlags(&b, hipStreamNonBlocking));
   uint32_t *flag, *saw;
-  PROBE_OK(hipMalloc(reinterpret_cast<void**>(&flag), sizeof(uint32_t)));
-  PROBE_OK(hipMalloc(reinterpret_cast<void**>(&saw), sizeof(uint32_t)));
+  MICRO_OK(hipMalloc(reinterpret_cast<void**>(&flag), sizeof(uint32_t)));
+  MICRO_OK(hipMalloc(reinterpret_cast<void**>(&saw), sizeof(uint32_t)));
   const uint64_t ticks = g::nsToWallTicks(2000000000ull);
   // Carveout hints are sticky per function: variants that set one come after those that do not.
   const Variant variants[] = {
@@ -82,30 +74,30 @@ int main() {
       {"filler_smem8_both_carveout100", 8, 256, 1, 100, 100},
   };
   for (const Variant& v : variants) {
-    PROBE_OK(hipMemset(flag, 0, sizeof(uint32_t)));
-    PROBE_OK(hipMemset(saw, 0, sizeof(uint32_t)));
-    PROBE_OK(hipDeviceSynchronize());
+    MICRO_OK(hipMemset(flag, 0, sizeof(uint32_t)));
+    MICRO_OK(hipMemset(saw, 0, sizeof(uint32_t)));
+    MICRO_OK(hipDeviceSynchronize());
     if (v.guestCarveout >= 0)
-      PROBE_OK(hipFuncSetAttribute(reinterpret_cast<const void*>(&guest), hipFuncAttributePreferredSharedMemoryCarveout,
+      MICRO_OK(hipFuncSetAttribute(reinterpret_cast<const void*>(&guest), hipFuncAttributePreferredSharedMemoryCarveout,
                                    v.guestCarveout));
     if (v.fillerSmem > 0)
       launchFiller<8>(v, sms, a, flag, ticks, saw);
     else
       launchFiller<0>(v, sms, a, flag, ticks, saw);
-    PROBE_OK(hipGetLastError());
+    MICRO_OK(hipGetLastError());
     usleep(50000);
     hipEvent_t start, stop;
-    PROBE_OK(hipEventCreate(&start));
-    PROBE_OK(hipEventCreate(&stop));
-    PROBE_OK(hipEventRecord(start, b));
+    MICRO_OK(hipEventCreate(&start));
+    MICRO_OK(hipEventCreate(&stop));
+    MICRO_OK(hipEventRecord(start, b));
     guest<<<1, 128, 0, b>>>(flag);
-    PROBE_OK(hipGetLastError());
-    PROBE_OK(hipEventRecord(stop, b));
-    PROBE_OK(hipDeviceSynchronize());
+    MICRO_OK(hipGetLastError());
+    MICRO_OK(hipEventRecord(stop, b));
+    MICRO_OK(hipDeviceSynchronize());
     float ms = 0;
-    PROBE_OK(hipEventElapsedTime(&ms, start, stop));
+    MICRO_OK(hipEventElapsedTime(&ms, start, stop));
     uint32_t sawHost = 0;
-    PROBE_OK(hipMemcpy(&sawHost, saw, sizeof(uint32_t), hipMemcpyDeviceToHost));
+    MICRO_OK(hipMemcpy(&sawHost, saw, sizeof(uint32_t), hipMemcpyDeviceToHost));
     const int blocks = sms * v.fillerPerSm;
     printf(
         "{\"variant\": \"%s\", \"filler_blocks\": %d, \"filler_threads\": %d, \"filler_smem\": %d, "
@@ -113,8 +105,8 @@ int main() {
         "\"guest_ms\": %.3f}\n",
         v.name, blocks, v.fillerThreads, v.fillerSmem, v.fillerCarveout, v.guestCarveout,
         sawHost == static_cast<uint32_t>(blocks) ? "true" : "false", sawHost, ms);
-    PROBE_OK(hipEventDestroy(start));
-    PROBE_OK(hipEventDestroy(stop));
+    MICRO_OK(hipEventDestroy(start));
+    MICRO_OK(hipEventDestroy(stop));
   }
   return 0;
 }

@@ -24,6 +24,7 @@
 
 #include <utility>
 
+#include "micro_check.hpp"
 #include "mori/platform/gpu_runtime.hpp"
 #include "mori/shmem/impl/copy.hpp"
 
@@ -43,19 +44,6 @@ enum Variant {
 static const char* kNames[] = {"library",     "library_generic", "library_1cta_per_sm", "unroll1",    "unroll8",
                                "warp_chunks", "rotated",         "grid_stride",         "store_only", "grid_store"};
 
-template <int U>
-__device__ __forceinline__ void copyUnrolled(uint4* dst, const uint4* src, size_t n, size_t rank, size_t size) {
-  size_t i = rank;
-  for (; i + (U - 1) * size < n; i += U * size) {
-    uint4 v[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) v[u] = src[i + u * size];
-#pragma unroll
-    for (int u = 0; u < U; ++u) dst[i + u * size] = v[u];
-  }
-  for (; i < n; i += size) dst[i] = src[i];
-}
-
 // n16: 16-byte elements in the whole buffer; CTA b owns [b * share, (b + 1) * share).
 template <int V>
 __global__ void __launch_bounds__(1024) copyKernel(uint4* dst, const uint4* src, size_t n16, int iters) {
@@ -73,19 +61,25 @@ __global__ void __launch_bounds__(1024) copyKernel(uint4* dst, const uint4* src,
       mori::shmem::impl::copyBytes(reinterpret_cast<uint4*>(d), src + begin, share * 16, static_cast<int>(threadIdx.x),
                                    static_cast<int>(blockDim.x));
     } else if constexpr (V == kUnroll1) {
-      copyUnrolled<1>(dst + begin, src + begin, share, threadIdx.x, blockDim.x);
+      mori::shmem::impl::copyElements<1>(dst + begin, src + begin, share, static_cast<int>(threadIdx.x),
+                                         static_cast<int>(blockDim.x));
     } else if constexpr (V == kUnroll8) {
-      copyUnrolled<8>(dst + begin, src + begin, share, threadIdx.x, blockDim.x);
+      mori::shmem::impl::copyElements<8>(dst + begin, src + begin, share, static_cast<int>(threadIdx.x),
+                                         static_cast<int>(blockDim.x));
     } else if constexpr (V == kWarpChunks) {
       const size_t warps = blockDim.x / 32, w = threadIdx.x / 32, part = share / warps;
       const size_t len = w == warps - 1 ? share - w * part : part;
-      copyUnrolled<4>(dst + begin + w * part, src + begin + w * part, len, threadIdx.x % 32, 32);
+      mori::shmem::impl::copyElements<4>(dst + begin + w * part, src + begin + w * part, len,
+                                         static_cast<int>(threadIdx.x % 32), static_cast<int>(32));
     } else if constexpr (V == kRotated) {
       const size_t rot = (static_cast<size_t>(blockIdx.x) * 2654435761u) % share & ~size_t{1023};
-      copyUnrolled<4>(dst + begin + rot, src + begin + rot, share - rot, threadIdx.x, blockDim.x);
-      copyUnrolled<4>(dst + begin, src + begin, rot, threadIdx.x, blockDim.x);
+      mori::shmem::impl::copyElements<4>(dst + begin + rot, src + begin + rot, share - rot,
+                                         static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
+      mori::shmem::impl::copyElements<4>(dst + begin, src + begin, rot, static_cast<int>(threadIdx.x),
+                                         static_cast<int>(blockDim.x));
     } else if constexpr (V == kGridStride) {
-      copyUnrolled<4>(dst, src, n16, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x);
+      mori::shmem::impl::copyElements<4>(dst, src, n16, static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x),
+                                         static_cast<int>(gridDim.x * blockDim.x));
     } else if constexpr (V == kStoreOnly) {
       for (size_t i = threadIdx.x; i < share; i += blockDim.x) dst[begin + i] = value;
     } else {
@@ -109,15 +103,6 @@ __global__ void compareKernel(const uint4* a, const uint4* b, size_t n16, unsign
   }
 }
 
-#define CHECK(x)                                                     \
-  do {                                                               \
-    hipError_t e_ = (x);                                             \
-    if (e_ != hipSuccess) {                                          \
-      fprintf(stderr, "%s failed: %s\n", #x, hipGetErrorString(e_)); \
-      exit(1);                                                       \
-    }                                                                \
-  } while (0)
-
 // Byte offsets of the source and destination from their (2 MiB-aligned) allocations, argv[2..3]:
 // symmetric-heap buffers are 256-byte aligned.
 size_t srcOffset = 0, dstOffset = 0;
@@ -125,30 +110,30 @@ size_t srcOffset = 0, dstOffset = 0;
 template <int V>
 void run(const char* mapping, uint4* src, uint4* dst, uint4* check, unsigned long long* bad, size_t bytes, int iters) {
   const size_t n16 = bytes / 16;
-  CHECK(hipMemset(dst, 0, bytes));
-  CHECK(hipDeviceSynchronize());
+  MICRO_OK(hipMemset(dst, 0, bytes));
+  MICRO_OK(hipDeviceSynchronize());
   const unsigned smem = V == kLibraryOneCta ? 200 * 1024 : 0;
   if (smem)
-    CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(&copyKernel<V>), hipFuncAttributeMaxDynamicSharedMemorySize,
-                              static_cast<int>(smem)));
+    MICRO_OK(hipFuncSetAttribute(reinterpret_cast<const void*>(&copyKernel<V>),
+                                 hipFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   copyKernel<V><<<132, 1024, smem>>>(dst, src, n16, 2);  // warm-up
-  CHECK(hipGetLastError());
+  MICRO_OK(hipGetLastError());
   hipEvent_t a, b;
-  CHECK(hipEventCreate(&a));
-  CHECK(hipEventCreate(&b));
-  CHECK(hipEventRecord(a));
+  MICRO_OK(hipEventCreate(&a));
+  MICRO_OK(hipEventCreate(&b));
+  MICRO_OK(hipEventRecord(a));
   copyKernel<V><<<132, 1024, smem>>>(dst, src, n16, iters);
-  CHECK(hipEventRecord(b));
-  CHECK(hipEventSynchronize(b));
+  MICRO_OK(hipEventRecord(b));
+  MICRO_OK(hipEventSynchronize(b));
   float ms = 0;
-  CHECK(hipEventElapsedTime(&ms, a, b));
+  MICRO_OK(hipEventElapsedTime(&ms, a, b));
   unsigned long long nbad = 0;
   const bool copies = V != kStoreOnly && V != kGridStore;
   if (copies) {
-    CHECK(hipMemset(bad, 0, sizeof(*bad)));
-    CHECK(hipMemcpy(check, dst, bytes, hipMemcpyDeviceToDevice));    // one address space (UVA)
-    compareKernel<<<264, 1024>>>(src, check, n16 / 132 * 132, bad);  // the shares' union
-    CHECK(hipMemcpy(&nbad, bad, sizeof(nbad), hipMemcpyDeviceToHost));
+    MICRO_OK(hipMemset(bad, 0, sizeof(*bad)));
+    MICRO_OK(hipMemcpy(check, dst, bytes, hipMemcpyDeviceToDevice));  // one address space (UVA)
+    compareKernel<<<264, 1024>>>(src, check, n16 / 132 * 132, bad);   // the shares' union
+    MICRO_OK(hipMemcpy(&nbad, bad, sizeof(nbad), hipMemcpyDeviceToHost));
   }
   printf(
       "{\"test\": \"p2p_copy\", \"mapping\": \"%s\", \"variant\": \"%s\", \"bytes\": %zu, \"src_offset\": %zu, "
@@ -157,8 +142,8 @@ void run(const char* mapping, uint4* src, uint4* dst, uint4* check, unsigned lon
       "\"GBps\": %.1f, \"checked\": %s, \"bad_elements\": %llu}\n",
       mapping, kNames[V], bytes, srcOffset, dstOffset, iters, static_cast<double>(bytes) * iters / (ms * 1e-3) / 1e9,
       copies ? "true" : "false", nbad);
-  CHECK(hipEventDestroy(a));
-  CHECK(hipEventDestroy(b));
+  MICRO_OK(hipEventDestroy(a));
+  MICRO_OK(hipEventDestroy(b));
 }
 
 template <int... V>
@@ -178,25 +163,25 @@ int exportFd = -1, ackFd = -1;
 void sweep(const char* mapping, uint4* dst, int iters) {
   uint4 *src, *check;
   unsigned long long* bad;
-  CHECK(hipSetDevice(0));
-  CHECK(hipMalloc(&src, kMaxBytes + srcOffset));
+  MICRO_OK(hipSetDevice(0));
+  MICRO_OK(hipMalloc(&src, kMaxBytes + srcOffset));
   if (exportFd >= 0) {
     hipIpcMemHandle_t h;
     char ack = 0;
-    CHECK(hipIpcGetMemHandle(&h, src));
+    MICRO_OK(hipIpcGetMemHandle(&h, src));
     if (write(exportFd, &h, sizeof(h)) != static_cast<ssize_t>(sizeof(h)) || read(ackFd, &ack, 1) != 1) exit(1);
   }
-  CHECK(hipMalloc(&check, kMaxBytes));
+  MICRO_OK(hipMalloc(&check, kMaxBytes));
   src = reinterpret_cast<uint4*>(reinterpret_cast<char*>(src) + srcOffset);
   dst = reinterpret_cast<uint4*>(reinterpret_cast<char*>(dst) + dstOffset);
-  CHECK(hipMalloc(&bad, sizeof(*bad)));
+  MICRO_OK(hipMalloc(&bad, sizeof(*bad)));
   fillKernel<<<264, 1024>>>(src, kMaxBytes / 16, 12345);
-  CHECK(hipDeviceSynchronize());
+  MICRO_OK(hipDeviceSynchronize());
   for (size_t bytes : kSizes)
     runAll(mapping, src, dst, check, bad, bytes, iters, std::make_integer_sequence<int, kCount>{});
-  CHECK(hipFree(bad));
-  CHECK(hipFree(check));
-  CHECK(hipFree(reinterpret_cast<char*>(src) - srcOffset));
+  MICRO_OK(hipFree(bad));
+  MICRO_OK(hipFree(check));
+  MICRO_OK(hipFree(reinterpret_cast<char*>(src) - srcOffset));
 }
 
 int main(int argc, char** argv) {
@@ -211,11 +196,11 @@ int main(int argc, char** argv) {
     hipIpcMemHandle_t h;
     if (read(fds[0], &h, sizeof(h)) != static_cast<ssize_t>(sizeof(h))) _exit(0);  // parent found < 2 GPUs
     void* dst = nullptr;
-    CHECK(hipSetDevice(0));
-    CHECK(hipIpcOpenMemHandle(&dst, h, hipIpcMemLazyEnablePeerAccess));
+    MICRO_OK(hipSetDevice(0));
+    MICRO_OK(hipIpcOpenMemHandle(&dst, h, hipIpcMemLazyEnablePeerAccess));
     exportFd = back[1], ackFd = ack[0];
     sweep("ipc", static_cast<uint4*>(dst), iters);
-    CHECK(hipIpcCloseMemHandle(dst));
+    MICRO_OK(hipIpcCloseMemHandle(dst));
     fflush(stdout);
     _exit(0);
   }
@@ -227,30 +212,30 @@ int main(int argc, char** argv) {
     return 77;
   }
   uint4* dst;
-  CHECK(hipSetDevice(1));
-  CHECK(hipMalloc(&dst, kMaxBytes + dstOffset));
+  MICRO_OK(hipSetDevice(1));
+  MICRO_OK(hipMalloc(&dst, kMaxBytes + dstOffset));
   hipIpcMemHandle_t h;
-  CHECK(hipIpcGetMemHandle(&h, dst));
+  MICRO_OK(hipIpcGetMemHandle(&h, dst));
   fflush(stdout);
   if (write(fds[1], &h, sizeof(h)) != static_cast<ssize_t>(sizeof(h))) return 1;
   void* childSrc = nullptr;  // the child's source, mapped here as a peer's heap is
   if (read(back[0], &h, sizeof(h)) == static_cast<ssize_t>(sizeof(h))) {
-    CHECK(hipIpcOpenMemHandle(&childSrc, h, hipIpcMemLazyEnablePeerAccess));
+    MICRO_OK(hipIpcOpenMemHandle(&childSrc, h, hipIpcMemLazyEnablePeerAccess));
     if (write(ack[1], "k", 1) != 1) return 1;
   }
   int status = 0;
   waitpid(child, &status, 0);
-  if (childSrc) CHECK(hipIpcCloseMemHandle(childSrc));
+  if (childSrc) MICRO_OK(hipIpcCloseMemHandle(childSrc));
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     fprintf(stderr, "the IPC child failed (status %d)\n", status);
     return 1;
   }
-  CHECK(hipSetDevice(1));
-  CHECK(hipDeviceEnablePeerAccess(0, 0));
-  CHECK(hipSetDevice(0));
-  CHECK(hipDeviceEnablePeerAccess(1, 0));
+  MICRO_OK(hipSetDevice(1));
+  MICRO_OK(hipDeviceEnablePeerAccess(0, 0));
+  MICRO_OK(hipSetDevice(0));
+  MICRO_OK(hipDeviceEnablePeerAccess(1, 0));
   sweep("peer", dst, iters);
-  CHECK(hipSetDevice(1));
-  CHECK(hipFree(dst));
+  MICRO_OK(hipSetDevice(1));
+  MICRO_OK(hipFree(dst));
   return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "micro_check.hpp"
 #include "mori/platform/atomic.hpp"
 #include "mori/platform/gpu_runtime.hpp"
 
@@ -64,59 +65,50 @@ __global__ void putQuiet(uint4* peer, int iters) {
   }
 }
 
-#define CHECK(x)                                                     \
-  do {                                                               \
-    hipError_t e_ = (x);                                             \
-    if (e_ != hipSuccess) {                                          \
-      fprintf(stderr, "%s failed: %s\n", #x, hipGetErrorString(e_)); \
-      exit(1);                                                       \
-    }                                                                \
-  } while (0)
-
 template <int V>
 void runVariant(uint64_t* mem[2], unsigned long long* bad[2], int iters) {
   for (int d = 0; d < 2; ++d) {
-    CHECK(hipSetDevice(d));
-    CHECK(hipMemset(mem[d], 0, 4096));
+    MICRO_OK(hipSetDevice(d));
+    MICRO_OK(hipMemset(mem[d], 0, 4096));
   }
   hipEvent_t a, b;
-  CHECK(hipSetDevice(0));
-  CHECK(hipEventCreate(&a));
-  CHECK(hipEventCreate(&b));
-  CHECK(hipDeviceSynchronize());
-  CHECK(hipSetDevice(1));
-  CHECK(hipDeviceSynchronize());
+  MICRO_OK(hipSetDevice(0));
+  MICRO_OK(hipEventCreate(&a));
+  MICRO_OK(hipEventCreate(&b));
+  MICRO_OK(hipDeviceSynchronize());
+  MICRO_OK(hipSetDevice(1));
+  MICRO_OK(hipDeviceSynchronize());
   pingPong<V><<<1, 1>>>(mem[1], mem[0], mem[1] + 64, mem[0] + 64, iters, false, bad[1]);
-  CHECK(hipSetDevice(0));
-  CHECK(hipEventRecord(a));
+  MICRO_OK(hipSetDevice(0));
+  MICRO_OK(hipEventRecord(a));
   pingPong<V><<<1, 1>>>(mem[0], mem[1], mem[0] + 64, mem[1] + 64, iters, true, bad[0]);
-  CHECK(hipEventRecord(b));
-  CHECK(hipEventSynchronize(b));
+  MICRO_OK(hipEventRecord(b));
+  MICRO_OK(hipEventSynchronize(b));
   float ms = 0;
-  CHECK(hipEventElapsedTime(&ms, a, b));
-  CHECK(hipSetDevice(1));
-  CHECK(hipDeviceSynchronize());
+  MICRO_OK(hipEventElapsedTime(&ms, a, b));
+  MICRO_OK(hipSetDevice(1));
+  MICRO_OK(hipDeviceSynchronize());
   unsigned long long nbad[2] = {0, 0};
   for (int d = 0; d < 2; ++d) {
-    CHECK(hipSetDevice(d));
-    CHECK(hipMemcpy(&nbad[d], bad[d], sizeof(nbad[d]), hipMemcpyDeviceToHost));
+    MICRO_OK(hipSetDevice(d));
+    MICRO_OK(hipMemcpy(&nbad[d], bad[d], sizeof(nbad[d]), hipMemcpyDeviceToHost));
   }
   printf(
       "{\"test\": \"signal_ping_pong\", \"variant\": \"%s\", \"iters\": %d, \"round_trip_us\": %.3f, "
       "\"bad_payloads\": %llu}\n",
       kNames[V], iters, ms * 1000.0 / iters, nbad[0] + nbad[1]);
-  CHECK(hipSetDevice(0));
+  MICRO_OK(hipSetDevice(0));
   putQuiet<V><<<1, 1>>>(reinterpret_cast<uint4*>(mem[1] + 128), iters);
-  CHECK(hipDeviceSynchronize());
-  CHECK(hipEventRecord(a));
+  MICRO_OK(hipDeviceSynchronize());
+  MICRO_OK(hipEventRecord(a));
   putQuiet<V><<<1, 1>>>(reinterpret_cast<uint4*>(mem[1] + 128), iters);
-  CHECK(hipEventRecord(b));
-  CHECK(hipEventSynchronize(b));
-  CHECK(hipEventElapsedTime(&ms, a, b));
+  MICRO_OK(hipEventRecord(b));
+  MICRO_OK(hipEventSynchronize(b));
+  MICRO_OK(hipEventElapsedTime(&ms, a, b));
   printf("{\"test\": \"put16_then_fence\", \"variant\": \"%s\", \"iters\": %d, \"latency_us\": %.3f}\n", kNames[V],
          iters, ms * 1000.0 / iters);
-  CHECK(hipEventDestroy(a));
-  CHECK(hipEventDestroy(b));
+  MICRO_OK(hipEventDestroy(a));
+  MICRO_OK(hipEventDestroy(b));
 }
 
 int main(int argc, char** argv) {
@@ -129,11 +121,11 @@ int main(int argc, char** argv) {
   uint64_t* mem[2];
   unsigned long long* bad[2];
   for (int d = 0; d < 2; ++d) {
-    CHECK(hipSetDevice(d));
-    CHECK(hipDeviceEnablePeerAccess(1 - d, 0));
-    CHECK(hipMalloc(&mem[d], 1 << 20));
-    CHECK(hipMalloc(&bad[d], sizeof(unsigned long long)));
-    CHECK(hipMemset(bad[d], 0, sizeof(unsigned long long)));
+    MICRO_OK(hipSetDevice(d));
+    MICRO_OK(hipDeviceEnablePeerAccess(1 - d, 0));
+    MICRO_OK(hipMalloc(&mem[d], 1 << 20));
+    MICRO_OK(hipMalloc(&bad[d], sizeof(unsigned long long)));
+    MICRO_OK(hipMemset(bad[d], 0, sizeof(unsigned long long)));
   }
   runVariant<kNone>(mem, bad, iters);
   runVariant<kScFence>(mem, bad, iters);
