@@ -19,6 +19,7 @@
 // Prints one JSON object per measurement; every copying variant's destination is checked.
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -89,10 +90,24 @@ __global__ void __launch_bounds__(1024) copyKernel(uint4* dst, const uint4* src,
   }
 }
 
-__global__ void fillKernel(uint4* p, size_t n16, uint32_t seed) {
+__device__ uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// random: every byte pseudo-random (as mori-shmem-perf's patterns); else a structured pattern
+// (one 32-bit word per element, the next two close to it, the last zero).
+__global__ void fillKernel(uint4* p, size_t n16, uint32_t seed, bool random) {
   for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += gridDim.x * blockDim.x) {
-    const uint32_t x = static_cast<uint32_t>(i) * 2654435761u ^ seed;
-    p[i] = make_uint4(x, x + 1, x + 2, static_cast<uint32_t>(i >> 32));
+    if (random) {
+      const uint64_t a = mix64(2 * i + seed), b = mix64(2 * i + 1 + seed);
+      p[i] = make_uint4(static_cast<uint32_t>(a), static_cast<uint32_t>(a >> 32), static_cast<uint32_t>(b),
+                        static_cast<uint32_t>(b >> 32));
+    } else {
+      const uint32_t x = static_cast<uint32_t>(i) * 2654435761u ^ seed;
+      p[i] = make_uint4(x, x + 1, x + 2, static_cast<uint32_t>(i >> 32));
+    }
   }
 }
 
@@ -106,6 +121,8 @@ __global__ void compareKernel(const uint4* a, const uint4* b, size_t n16, unsign
 // Byte offsets of the source and destination from their (2 MiB-aligned) allocations, argv[2..3]:
 // symmetric-heap buffers are 256-byte aligned.
 size_t srcOffset = 0, dstOffset = 0;
+// argv[4] == "random": source bytes all pseudo-random (fillKernel).
+bool randomData = false;
 
 template <int V>
 void run(const char* mapping, uint4* src, uint4* dst, uint4* check, unsigned long long* bad, size_t bytes, int iters) {
@@ -136,12 +153,13 @@ void run(const char* mapping, uint4* src, uint4* dst, uint4* check, unsigned lon
     MICRO_OK(hipMemcpy(&nbad, bad, sizeof(nbad), hipMemcpyDeviceToHost));
   }
   printf(
-      "{\"test\": \"p2p_copy\", \"mapping\": \"%s\", \"variant\": \"%s\", \"bytes\": %zu, \"src_offset\": %zu, "
+      "{\"test\": \"p2p_copy\", \"data\": \"%s\", \"mapping\": \"%s\", \"variant\": \"%s\", \"bytes\": %zu, "
+      "\"src_offset\": %zu, "
       "\"dst_offset\": %zu, "
       "\"iters\": %d, "
       "\"GBps\": %.1f, \"checked\": %s, \"bad_elements\": %llu}\n",
-      mapping, kNames[V], bytes, srcOffset, dstOffset, iters, static_cast<double>(bytes) * iters / (ms * 1e-3) / 1e9,
-      copies ? "true" : "false", nbad);
+      randomData ? "random" : "structured", mapping, kNames[V], bytes, srcOffset, dstOffset, iters,
+      static_cast<double>(bytes) * iters / (ms * 1e-3) / 1e9, copies ? "true" : "false", nbad);
   MICRO_OK(hipEventDestroy(a));
   MICRO_OK(hipEventDestroy(b));
 }
@@ -175,7 +193,7 @@ void sweep(const char* mapping, uint4* dst, int iters) {
   src = reinterpret_cast<uint4*>(reinterpret_cast<char*>(src) + srcOffset);
   dst = reinterpret_cast<uint4*>(reinterpret_cast<char*>(dst) + dstOffset);
   MICRO_OK(hipMalloc(&bad, sizeof(*bad)));
-  fillKernel<<<264, 1024>>>(src, kMaxBytes / 16, 12345);
+  fillKernel<<<264, 1024>>>(src, kMaxBytes / 16, 12345, randomData);
   MICRO_OK(hipDeviceSynchronize());
   for (size_t bytes : kSizes)
     runAll(mapping, src, dst, check, bad, bytes, iters, std::make_integer_sequence<int, kCount>{});
@@ -187,6 +205,7 @@ void sweep(const char* mapping, uint4* dst, int iters) {
 int main(int argc, char** argv) {
   const int iters = argc > 1 ? atoi(argv[1]) : 20;
   if (argc > 3) srcOffset = strtoull(argv[2], nullptr, 0), dstOffset = strtoull(argv[3], nullptr, 0);
+  randomData = argc > 4 && strcmp(argv[4], "random") == 0;
   if (srcOffset % 16 || dstOffset % 16) return 2;  // the variants copy 16-byte elements
   int fds[2], back[2], ack[2];
   if (pipe(fds) != 0 || pipe(back) != 0 || pipe(ack) != 0) return 1;

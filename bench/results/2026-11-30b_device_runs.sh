@@ -61,3 +61,9 @@ ctest -L gpu -E 'python_gpu|nic_model_rate' --output-on-failure --timeout 60
 for p in mlx5 bnxt ionic; do
   MORI_SHMEM_TRANSPORT=rdma MORI_SHMEM_RDMA_PLUGIN=$PWD/tests/support/nic_model/libmori_nic_model.so MORI_NIC_MODEL_PROVIDER=$p MORI_NIC_MODEL_SINK=1 MORI_SHMEM_NUM_QP_PER_PE=32 mpirun -np 2 tests/gpu/rdma/nic_model_rate
 done
+
+# ---- runs 10-13 (block-put gap; experiment binaries built by hand, see the JSON record)
+MORI_SHMEM_HEAP_SIZE=2200M mpirun -np 2 tools/perf/mori-shmem-perf shmem_put_bw -s block -c 132 -t 1024 -b 64M -e 1G -n 40 -w 4      # run 10 (and -raw)
+for o in "4096 1073746176" "0 1073741824" "1073746176 4096"; do bench/micro/p2p_copy_variants 20 $o; done                      # run 11
+for d in random structured random; do bench/micro/p2p_copy_variants 20 0 0 $d; done                                                # run 12
+for m in none MICRO_MPI MICRO_INIT; do env $m=1 p2p_copy_variants_exp 20; done                                                    # run 13
