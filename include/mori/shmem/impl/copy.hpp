@@ -66,6 +66,11 @@ MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, in
     return;
   }
   const uintptr_t d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
+  // Whole 16-byte vectors at 16-byte aligned ends (the usual case): no head, no tail, no split.
+  if (((d | s | bytes) & 15) == 0) {
+    copyElements(reinterpret_cast<uint4*>(dst), reinterpret_cast<const uint4*>(src), bytes >> 4, rank, size);
+    return;
+  }
   const uintptr_t mis = d ^ s;
   // log2 of the widest element both pointers share: the element count is a shift, not a
   // division (a 64-bit divide is a long dependent chain in front of an 8-byte put).
