@@ -67,3 +67,7 @@ MORI_SHMEM_HEAP_SIZE=2200M mpirun -np 2 tools/perf/mori-shmem-perf shmem_put_bw 
 for o in "4096 1073746176" "0 1073741824" "1073746176 4096"; do bench/micro/p2p_copy_variants 20 $o; done                      # run 11
 for d in random structured random; do bench/micro/p2p_copy_variants 20 0 0 $d; done                                                # run 12
 for m in none MICRO_MPI MICRO_INIT; do env $m=1 p2p_copy_variants_exp 20; done                                                    # run 13
+
+# ---- run 14 (49cf305): GPU suite + standard perf for both libraries
+ctest -L gpu -E 'python_gpu|nic_model_rate' --output-on-failure --timeout 60
+MORI_PERF_RUN_TIMEOUT=40 tools/perf/run_benchmarks.sh /tmp/build-nv <out>/bench
