@@ -71,3 +71,5 @@ for m in none MICRO_MPI MICRO_INIT; do env $m=1 p2p_copy_variants_exp 20; done  
 # ---- run 14 (49cf305): GPU suite + standard perf for both libraries
 ctest -L gpu -E 'python_gpu|nic_model_rate' --output-on-failure --timeout 60
 MORI_PERF_RUN_TIMEOUT=40 tools/perf/run_benchmarks.sh /tmp/build-nv <out>/bench
+# ---- run 15: experiment build of p2p_copy_variants filling both buffers on their owners before each variant
+for m in MICRO_FILL_ON_OWNER none; do env $m=1 p2p_copy_variants_fill 20 0 0 random; done
