@@ -35,9 +35,9 @@ MORI_PERF_KERNEL void atomicBwKernel(uint64_t* dst, size_t words, int peer, uint
   scopeQuiet<Scope::Block>();
 }
 
-template <AtomicOp OP>
-MORI_PERF_KERNEL void atomicLatencyKernel(uint64_t* dst, size_t words, int peer, uint64_t base, int iters,
-                                          uint64_t* sink) {
+template <AtomicOp OP, int kBound>
+MORI_PERF_KERNEL_FOR(kBound)
+void atomicLatencyKernel(uint64_t* dst, size_t words, int peer, uint64_t base, int iters, uint64_t* sink) {
   uint64_t fetched = 0;
   for (int i = 0; i < iters; ++i) {
     const uint64_t k = base + static_cast<uint64_t>(i);
@@ -76,7 +76,10 @@ void timedKernel(const Launch& l, uint64_t base, int iters) {
   if (l.bandwidth)
     atomicBwKernel<OP><<<l.grid, l.block, 0, l.stream>>>(l.dst, l.words, l.peer, base, iters, l.sink);
   else
-    atomicLatencyKernel<OP><<<l.grid, l.block, 0, l.stream>>>(l.dst, l.words, l.peer, base, iters, l.sink);
+    launchWithinBound(l.block, [&](auto bound) {
+      atomicLatencyKernel<OP, decltype(bound)::value>
+          <<<l.grid, l.block, 0, l.stream>>>(l.dst, l.words, l.peer, base, iters, l.sink);
+    });
 }
 
 template <AtomicOp OP>

@@ -24,8 +24,9 @@ MORI_PERF_KERNEL void pBwKernel(uint64_t* __restrict__ dst, const uint64_t* __re
   scopeQuiet<Scope::Block>();
 }
 
-MORI_PERF_KERNEL void pLatencyKernel(uint64_t* __restrict__ dst, const uint64_t* __restrict__ src, size_t words,
-                                     int peer, int iters) {
+template <int kBound>
+MORI_PERF_KERNEL_FOR(kBound)
+void pLatencyKernel(uint64_t* __restrict__ dst, const uint64_t* __restrict__ src, size_t words, int peer, int iters) {
   for (int i = 0; i < iters; ++i) {
     for (size_t j = threadIdx.x; j < words; j += blockDim.x) backend::p(dst + j, src[j], peer);
     scopeQuiet<Scope::Block>();
@@ -61,7 +62,9 @@ void runP(Session& s) {
         if (bandwidth)
           pBwKernel<<<grid, block, 0, s.stream()>>>(dst, src, words, peer, iters);
         else
-          pLatencyKernel<<<grid, block, 0, s.stream()>>>(dst, src, words, peer, iters);
+          launchWithinBound(block, [&](auto bound) {
+            pLatencyKernel<decltype(bound)::value><<<grid, block, 0, s.stream()>>>(dst, src, words, peer, iters);
+          });
       };
       if (o.warmup) {
         go(o.warmup);

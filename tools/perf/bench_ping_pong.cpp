@@ -33,8 +33,9 @@ MORI_PERF_DEVICE void send(uint8_t* dst, const uint8_t* src, size_t bytes, uint6
 }
 
 template <Scope S, bool SIGNAL>
-MORI_PERF_KERNEL void pingPongKernel(uint8_t* dst, const uint8_t* src, size_t bytes, uint64_t* sig, int me, int peer,
-                                     uint64_t base, int iters) {
+MORI_PERF_KERNEL_FOR(kLatencyBound<S>)
+void pingPongKernel(uint8_t* dst, const uint8_t* src, size_t bytes, uint64_t* sig, int me, int peer, uint64_t base,
+                    int iters) {
   for (int i = 0; i < iters; ++i) {
     const uint64_t v = base + static_cast<uint64_t>(i) + 1;
     if (me != 0) waitSignal<S>(sig, v);

@@ -34,7 +34,8 @@ MORI_PERF_KERNEL void rmaBwKernel(uint8_t* dst, const uint8_t* src, size_t bytes
 }
 
 template <Scope S, bool GET>
-MORI_PERF_KERNEL void rmaLatencyKernel(uint8_t* dst, const uint8_t* src, size_t bytes, int peer, int iters) {
+MORI_PERF_KERNEL_FOR(kLatencyBound<S>)
+void rmaLatencyKernel(uint8_t* dst, const uint8_t* src, size_t bytes, int peer, int iters) {
   for (int i = 0; i < iters; ++i) {
     if constexpr (GET) {
       backend::get<S>(dst, src, bytes, peer);

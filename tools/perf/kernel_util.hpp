@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "mori/platform/wave.hpp"
 #include "tools/perf/backend.hpp"
 #include "tools/perf/expected_data.hpp"
@@ -12,10 +14,25 @@
 
 namespace mori::perf {
 
-// Benchmark kernels run with up to 1024 threads per CTA (-t 1024): the compiler must keep them
-// within 64 registers per thread (65536 / 1024), or such a launch fails for lack of registers
-// (the device API is inlined, RDMA path included).
-#define MORI_PERF_KERNEL __global__ __launch_bounds__(1024)
+// A benchmark kernel declares the most threads per CTA it is launched with. At -t 1024 the
+// compiler must keep it within 64 registers per thread (65536 / 1024), or the launch fails for
+// lack of registers (the device API is inlined, RDMA path included). That cap costs the P2P path
+// of p, put and atomics about 0.15 us in latency: ptxas keeps the loop's state in local memory
+// around the out-of-line RDMA calls and reloads it after each fence (which invalidates L1).
+// Kernels that only ever run one wave (thread- and warp-scope latency, -t <= 64) take the wave
+// bound instead, and with it the register budget of a user's one-wave kernel; NVSHMEM's perftest
+// kernels declare no bound at all. On NVIDIA such a kernel also asks for one resident CTA per SM:
+// told only the thread bound, ptxas still budgets for several (72 registers here) and spills the
+// loop counter of the put-latency kernel.
+#if MORI_PLATFORM_AMD
+#define MORI_PERF_KERNEL_FOR(max_threads) __global__ __launch_bounds__(max_threads)
+#else
+#define MORI_PERF_KERNEL_FOR(max_threads) \
+  __global__ __launch_bounds__(max_threads, (max_threads) < kMaxCtaThreads ? 1 : 0)
+#endif
+#define MORI_PERF_KERNEL MORI_PERF_KERNEL_FOR(kMaxCtaThreads)
+constexpr int kMaxCtaThreads = 1024;
+constexpr int kOneWave = gpu::kMaxWaveSize;
 
 // Keeps each timed iteration a real one: the compiler may not merge or hoist the memory accesses of
 // one iteration into another (identical iterations of plain loads and stores otherwise could be).
@@ -50,6 +67,20 @@ MORI_PERF_DEVICE size_t scopeUnits() {
   if constexpr (S == Scope::Thread) return gridDim.x * static_cast<size_t>(blockDim.x);
   if constexpr (S == Scope::Warp) return gridDim.x * static_cast<size_t>(blockDim.x / gpu::waveSize());
   if constexpr (S == Scope::Block) return gridDim.x;
+}
+
+// The launch bound of a latency kernel of scope S: thread and warp scope run one wave.
+template <Scope S>
+constexpr int kLatencyBound = S == Scope::Block ? kMaxCtaThreads : kOneWave;
+
+// Picks the instance of a kernel template that may run `threads` per CTA: the one-wave instance
+// when it can, else the 1024-thread one. launch(std::integral_constant<int, bound>{}).
+template <typename LaunchWithBound>
+void launchWithinBound(unsigned threads, LaunchWithBound&& launch) {
+  if (threads <= static_cast<unsigned>(kOneWave))
+    launch(std::integral_constant<int, kOneWave>{});
+  else
+    launch(std::integral_constant<int, kMaxCtaThreads>{});
 }
 
 // Completes the scope's operations: one thread of the scope calls quiet, between two scope syncs.
