@@ -8,6 +8,8 @@
 //   unit_share   the library copy on mori-shmem-perf's shares (tools/perf/work_split.hpp: the
 //                grains are cut as evenly as possible, so shares differ by one 16-byte element and
 //                start at uneven offsets) instead of equal shares that drop the remainder
+//   unit_share_unskewed  the same shares copied without the line skew (copyElements with
+//                skew 0): the loop as it was before copyBytes grouped warps on 128-byte lines
 //   library_1cta_per_sm  the library copy with 200 KB of shared memory per CTA, so that no SM
 //                can hold two CTAs (as in a kernel at 64 registers x 1024 threads)
 //   unroll1/8    the same loop with 1 or 8 16-byte loads in flight per thread (library: 4)
@@ -37,6 +39,7 @@ enum Variant {
   kLibrary,
   kLibraryGeneric,
   kUnitShare,
+  kUnitShareUnskewed,
   kLibraryOneCta,
   kUnroll1,
   kUnroll8,
@@ -47,9 +50,9 @@ enum Variant {
   kGridStore,
   kCount
 };
-static const char* kNames[] = {"library",     "library_generic", "unit_share",  "library_1cta_per_sm",
-                               "unroll1",     "unroll8",         "warp_chunks", "rotated",
-                               "grid_stride", "store_only",      "grid_store"};
+static const char* kNames[kCount] = {
+    "library", "library_generic", "unit_share", "unit_share_unskewed", "library_1cta_per_sm", "unroll1",
+    "unroll8", "warp_chunks",     "rotated",    "grid_stride",         "store_only",          "grid_store"};
 
 // n16: 16-byte elements in the whole buffer; CTA b owns [b * share, (b + 1) * share).
 template <int V>
@@ -65,6 +68,11 @@ __global__ void __launch_bounds__(1024) copyKernel(uint4* dst, const uint4* src,
       mori::perf::unitShare(n16 * 16, gridDim.x, blockIdx.x, &b, &len);
       mori::shmem::impl::copyBytes(reinterpret_cast<uint8_t*>(dst) + b, reinterpret_cast<const uint8_t*>(src) + b, len,
                                    static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
+    } else if constexpr (V == kUnitShareUnskewed) {
+      size_t b, len;
+      mori::perf::unitShare(n16 * 16, gridDim.x, blockIdx.x, &b, &len);
+      mori::shmem::impl::copyElements<4>(dst + b / 16, src + b / 16, len / 16, static_cast<int>(threadIdx.x),
+                                         static_cast<int>(blockDim.x));
     } else if constexpr (V == kLibraryOneCta) {
       mori::shmem::impl::copyBytes(dst + begin, src + begin, share * 16, static_cast<int>(threadIdx.x),
                                    static_cast<int>(blockDim.x));
@@ -160,7 +168,8 @@ void run(const char* mapping, uint4* src, uint4* dst, uint4* check, unsigned lon
   if (copies) {
     MICRO_OK(hipMemset(bad, 0, sizeof(*bad)));
     MICRO_OK(hipMemcpy(check, dst, bytes, hipMemcpyDeviceToDevice));  // one address space (UVA)
-    const bool whole = V == kUnitShare || V == kGridStride;           // the others drop n16 % 132 elements
+    const bool whole =
+        V == kUnitShare || V == kUnitShareUnskewed || V == kGridStride;  // the others drop n16 % 132 elements
     compareKernel<<<264, 1024>>>(src, check, whole ? n16 : n16 / 132 * 132, bad);
     MICRO_OK(hipMemcpy(&nbad, bad, sizeof(nbad), hipMemcpyDeviceToHost));
   }

@@ -1,31 +1,62 @@
 // Cooperative copy used by P2P put and get: 16-byte vector loads/stores when source and
 // destination share 16-byte alignment (head and tail handled separately), else the widest
-// common element. Each thread keeps 4 vectors in flight before storing: one 16-byte access per
-// thread at a time cannot cover NVLink latency (FACTS.md: 1 CTA of 1024 threads reaches 38 GB/s
-// against 367 GB/s with enough CTAs and loads in flight).
+// common element; the threads' accesses are grouped on the destination's 128-byte lines. Each
+// thread keeps 4 vectors in flight before storing: one 16-byte access per thread at a time cannot
+// cover NVLink latency (FACTS.md: 1 CTA of 1024 threads reaches 38 GB/s against 367 GB/s with
+// enough CTAs and loads in flight).
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include <type_traits>
 
 #include "mori/platform/device.hpp"
 
 #if MORI_GPU_COMPILER
 namespace mori::shmem::impl {
 
+// Cache line the destination's accesses are grouped on: a warp's 32 16-byte stores that start
+// mid-line touch 5 lines instead of 4, and peer writes in that pattern top out at 348-349 GB/s
+// on the H200s against 366-370 line-aligned (bench/micro/p2p_copy_variants, unit_share).
+constexpr uintptr_t kLineBytes = 128;
+
+// Copies n elements; thread `rank` of `size` takes positions rank, rank + size, ... of a sequence
+// that starts `skew` positions before dst[0] (position i is element i - skew; positions before
+// element 0 are skipped). A skew of the destination's offset into its line, in elements, puts
+// each group of `size` consecutive positions on whole lines. skew < size.
 // kUnroll: loads in flight per thread (bench/micro/p2p_copy_variants measures 1, 4 and 8).
 template <int kUnroll = 4, typename T>
-MORI_DEVICE_INLINE void copyElements(T* __restrict__ dst, const T* __restrict__ src, size_t n, int rank, int size) {
+MORI_DEVICE_INLINE void copyElements(T* __restrict__ dst, const T* __restrict__ src, size_t n, int rank, int size,
+                                     size_t skew = 0) {
+  const size_t stride = static_cast<size_t>(size), end = n + skew;
   size_t i = static_cast<size_t>(rank);
-  const size_t stride = static_cast<size_t>(size);
-  for (; i + (kUnroll - 1) * stride < n; i += kUnroll * stride) {
+  if (i < skew) i += stride;
+  for (; i + (kUnroll - 1) * stride < end; i += kUnroll * stride) {
     T v[kUnroll];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) v[u] = src[i + u * stride];
+    for (int u = 0; u < kUnroll; ++u) v[u] = src[i + u * stride - skew];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) dst[i + u * stride] = v[u];
+    for (int u = 0; u < kUnroll; ++u) dst[i + u * stride - skew] = v[u];
   }
-  for (; i < n; i += stride) dst[i] = src[i];
+  if constexpr (kUnroll > 1) {  // the last positions, fewer than kUnroll: loads first here too
+    T v[kUnroll - 1] = {};
+#pragma unroll
+    for (int u = 0; u < kUnroll - 1; ++u)
+      if (i + u * stride < end) v[u] = src[i + u * stride - skew];
+#pragma unroll
+    for (int u = 0; u < kUnroll - 1; ++u)
+      if (i + u * stride < end) dst[i + u * stride - skew] = v[u];
+  } else {
+    for (; i < end; i += stride) dst[i - skew] = src[i - skew];
+  }
+}
+
+// The skew that aligns copyElements' position groups with the destination's lines, for elements
+// of 1 << shift bytes starting at dst (0 when the group is smaller than a line's worth).
+MORI_DEVICE_INLINE size_t lineSkew(uintptr_t dst, int shift, int size) {
+  const size_t skew = (dst & (kLineBytes - 1)) >> shift;
+  return skew < static_cast<size_t>(size) ? skew : 0;
 }
 
 // A piece shorter than 16 bytes (head, tail, whole small message), copied by one thread with
@@ -68,7 +99,8 @@ MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, in
   const uintptr_t d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
   // Whole 16-byte vectors at 16-byte aligned ends (the usual case): no head, no tail, no split.
   if (((d | s | bytes) & 15) == 0) {
-    copyElements(reinterpret_cast<uint4*>(dst), reinterpret_cast<const uint4*>(src), bytes >> 4, rank, size);
+    copyElements(reinterpret_cast<uint4*>(dst), reinterpret_cast<const uint4*>(src), bytes >> 4, rank, size,
+                 lineSkew(d, 4, size));
     return;
   }
   const uintptr_t mis = d ^ s;
@@ -84,12 +116,17 @@ MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, in
   if (tail && rank == (size > 1 ? 1 : 0)) copySmall(dst + done, src + done, tail);
   char* db = dst + head;
   const char* sb = src + head;
+  const size_t skew = lineSkew(d + head, shift, size);
+  const auto bulk = [&](auto* element) {
+    using T = std::remove_pointer_t<decltype(element)>;
+    copyElements(reinterpret_cast<T*>(db), reinterpret_cast<const T*>(sb), n, rank, size, skew);
+  };
   switch (width) {
-    case 16: copyElements(reinterpret_cast<uint4*>(db), reinterpret_cast<const uint4*>(sb), n, rank, size); break;
-    case 8: copyElements(reinterpret_cast<uint64_t*>(db), reinterpret_cast<const uint64_t*>(sb), n, rank, size); break;
-    case 4: copyElements(reinterpret_cast<uint32_t*>(db), reinterpret_cast<const uint32_t*>(sb), n, rank, size); break;
-    case 2: copyElements(reinterpret_cast<uint16_t*>(db), reinterpret_cast<const uint16_t*>(sb), n, rank, size); break;
-    default: copyElements(db, sb, n, rank, size); break;
+    case 16: bulk(static_cast<uint4*>(nullptr)); break;
+    case 8: bulk(static_cast<uint64_t*>(nullptr)); break;
+    case 4: bulk(static_cast<uint32_t*>(nullptr)); break;
+    case 2: bulk(static_cast<uint16_t*>(nullptr)); break;
+    default: bulk(static_cast<char*>(nullptr)); break;
   }
 }
 
