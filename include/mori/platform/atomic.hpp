@@ -174,10 +174,27 @@ MORI_DEVICE_INLINE void atomicAddNoReturn(T* p, T v) {
     }
   }
 }
+// A release fence is fence.release where PTX has it (ISA 8.6, CUDA 12.8, sm_90): libcu++ emits
+// fence.acq_rel for it, whose acquire half invalidates L1 (CCTL.IVALL), so that every later load
+// of the thread (the next put's source, a spilled loop counter, a table entry) goes to L2.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && \
+    (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 8))
+#define MORI_PTX_RELEASE_FENCE 1
+#else
+#define MORI_PTX_RELEASE_FENCE 0
+#endif
 template <Order O, Scope S>
 MORI_DEVICE_INLINE void atomicFence() {
-  cuda::atomic_thread_fence(detail::cudaOrder<O>(), detail::cudaScope<S>());
+  if constexpr (O == Order::Release && MORI_PTX_RELEASE_FENCE) {
+    if constexpr (S == Scope::System)
+      asm volatile("fence.release.sys;" ::: "memory");
+    else
+      asm volatile("fence.release.gpu;" ::: "memory");
+  } else {
+    cuda::atomic_thread_fence(detail::cudaOrder<O>(), detail::cudaScope<S>());
+  }
 }
+#undef MORI_PTX_RELEASE_FENCE
 #endif
 
 // A load of data that no one changes while kernels run (runtime tables): through the read-only
@@ -194,6 +211,10 @@ MORI_DEVICE_INLINE T loadReadOnly(const T* p) {
 
 // The fence every "make my earlier stores visible to peers, the host and the NIC" needs.
 MORI_DEVICE_INLINE void fenceSystem() { atomicFence<Order::SeqCst, Scope::System>(); }
+// A system-scope release: this thread's earlier loads and stores are ordered before its later
+// stores for every observer (what quiet, fence and put-with-signal promise: an acquirer that sees
+// a later store sees the earlier ones). Unlike fenceSystem it keeps the thread's L1 valid.
+MORI_DEVICE_INLINE void releaseSystem() { atomicFence<Order::Release, Scope::System>(); }
 MORI_DEVICE_INLINE void fenceAgent() { atomicFence<Order::SeqCst, Scope::Agent>(); }
 
 #endif  // MORI_GPU_COMPILER

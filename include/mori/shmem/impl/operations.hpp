@@ -80,7 +80,7 @@ MORI_DEVICE_INLINE T g(const GpuStates& s, const T* src, int pe, int qp) {
 
 // Atomic update of pe's signal word. `ordered` (put-with-signal, the barrier): the signal must
 // not overtake this thread's (and, after the scope's sync, its scope's) earlier stores to the
-// peer, so P2P pays a full system fence first (~0.9 us on the H200s); one RDMA QP delivers in
+// peer, so P2P pays a system release first (~0.9 us on the H200s); one RDMA QP delivers in
 // order anyway. The public signal_op is unordered, as in OpenSHMEM and NVSHMEM: callers that
 // need the order call fence() first, and a second fence would only double the cost.
 MORI_DEVICE_INLINE void signalOp(const GpuStates& s, uint64_t* sig, uint64_t value, SignalOp op, int pe, int qp,
@@ -90,7 +90,7 @@ MORI_DEVICE_INLINE void signalOp(const GpuStates& s, uint64_t* sig, uint64_t val
   switch (transportTo(s, pe)) {
     case Transport::P2P: {
       uint64_t* remote = p2pAddress(s, r, pe, sig);
-      if (ordered) gpu::fenceSystem();
+      if (ordered) gpu::releaseSystem();
       if (op == SignalOp::Set)
         gpu::atomicStore<Order::Relaxed, SysScope::System>(remote, value);
       else
@@ -153,7 +153,7 @@ MORI_DEVICE_INLINE T amo(const GpuStates& s, Amo op, T* dest, T value, T cond, i
 // Completes every operation this PE issued (scope-cooperative over the endpoints).
 template <class S>
 MORI_DEVICE_INLINE void quiet(const GpuStates& s) {
-  gpu::fenceSystem();
+  gpu::releaseSystem();
   if (s.numQpPerPe != 0) {
     const uint32_t total = static_cast<uint32_t>(s.nPes) * s.numQpPerPe;
     for (uint32_t i = static_cast<uint32_t>(S::rank()); i < total; i += static_cast<uint32_t>(S::size())) {
@@ -166,7 +166,7 @@ MORI_DEVICE_INLINE void quiet(const GpuStates& s) {
 // Completes operations to `pe` (on QP `qp`, or all of its QPs when qp < 0).
 MORI_DEVICE_INLINE void quietPe(const GpuStates& s, int pe, int qp) {
   checkPe(s, pe);
-  gpu::fenceSystem();
+  gpu::releaseSystem();
   if (transportTo(s, pe) != Transport::Rdma) return;
   if (qp >= 0) {
     rdmaQuietEndpoint(s, endpointFor(s, pe, qp));
@@ -182,7 +182,7 @@ MORI_DEVICE_INLINE void fence(const GpuStates& s) {
   if (s.numQpPerPe > 1) {
     quiet<ThreadScope>(s);
   } else {
-    gpu::fenceSystem();
+    gpu::releaseSystem();
   }
 }
 
