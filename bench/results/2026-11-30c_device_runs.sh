@@ -1,0 +1,16 @@
+#!/bin/bash
+# Device runs of the session of 2026-11-30 04:07-07:07 UTC (nvidia-h200-x2). Each run unpacked a
+# Release NVIDIA build (sm_90) of the working tree to /tmp/build-nv and ran, from there:
+export CUDA_MODULE_LOADING=EAGER NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+python3 -c 'import nvidia.nvshmem as m;print(list(m.__path__)[0]+"/lib")' > tools/perf/nvshmem_lib_dir.txt
+
+# ---- run 1 (5171d99): copy variants with unit_share, standard perf
+bench/micro/p2p_copy_variants 20 0 0 random
+MORI_PERF_RUN_TIMEOUT=40 /work/main/tools/perf/run_benchmarks.sh /tmp/build-nv <out>/bench
+
+# ---- run 2 (5171d99 + line skew) and run 3 (5c9d514): as run 1, plus the GPU suite;
+# run 3 also the ordering micro
+bench/micro/p2p_copy_variants 20 0 0 random
+bench/micro/p2p_ordering_variants 20000                                  # run 3 only
+ctest -L gpu -E 'python_gpu|nic_model_rate' --timeout 60
+MORI_PERF_RUN_TIMEOUT=40 /work/main/tools/perf/run_benchmarks.sh /tmp/build-nv <out>/bench
