@@ -198,8 +198,8 @@ MORI_DEVICE_INLINE void atomicFence() {
 #endif
 
 // A load of data that no one changes while kernels run (runtime tables): through the read-only
-// data path on NVIDIA, which fences do not invalidate (a P2P quiet's system fence would
-// otherwise send every table lookup of the next operation to L2).
+// data path on NVIDIA, which acquires and full fences do not invalidate (after a signal wait
+// every table lookup of the next operation would otherwise go to L2).
 template <typename T>
 MORI_DEVICE_INLINE T loadReadOnly(const T* p) {
 #if MORI_PLATFORM_NVIDIA

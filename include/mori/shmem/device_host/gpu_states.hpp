@@ -83,9 +83,10 @@ struct GpuStates {
 
   Region heap;  // region 0, kept inline for the common case
   // transport[pe] and heap.peers[pe].p2pBase of the first kInlinePes PEs, inline: GpuStates is
-  // constant memory in every module, which a system fence leaves cached, whereas it invalidates
-  // L1, so a lookup in global memory after quiet or a signal wait costs an L2 round trip, twice
-  // per put (measured on the H200s: put + quiet 1.82 us, against 1.15-1.19 us raw).
+  // constant memory in every module, which an acquire (a signal wait, a full fence) leaves cached,
+  // whereas it invalidates L1, so a lookup in global memory after one costs an L2 round trip,
+  // twice per put (measured on the H200s when quiet was a full fence: put + quiet 1.82 us, against
+  // 1.15-1.19 us raw).
   uint8_t inlineTransport[kInlinePes];
   uint64_t inlineHeapP2pBase[kInlinePes];
   const Region* regions;       // [kMaxRegions] in GPU memory; regions[0] mirrors `heap`
