@@ -10,6 +10,9 @@
 //                start at uneven offsets) instead of equal shares that drop the remainder
 //   unit_share_unskewed  the same shares copied without the line skew (copyElements with
 //                skew 0): the loop as it was before copyBytes grouped warps on 128-byte lines
+//   warp_unit_share  putmem_nbi_warp as mori-shmem-perf runs it: every warp of the grid copies its
+//                unitShare of the buffer with copyBytes over its 32 lanes
+//   warp_simple  the same shares with one 16-byte load and store per lane at a time
 //   library_1cta_per_sm  the library copy with 200 KB of shared memory per CTA, so that no SM
 //                can hold two CTAs (as in a kernel at 64 registers x 1024 threads)
 //   unroll1/8    the same loop with 1 or 8 16-byte loads in flight per thread (library: 4)
@@ -40,6 +43,8 @@ enum Variant {
   kLibraryGeneric,
   kUnitShare,
   kUnitShareUnskewed,
+  kWarpUnitShare,
+  kWarpSimple,
   kLibraryOneCta,
   kUnroll1,
   kUnroll8,
@@ -50,9 +55,20 @@ enum Variant {
   kGridStore,
   kCount
 };
-static const char* kNames[kCount] = {
-    "library", "library_generic", "unit_share", "unit_share_unskewed", "library_1cta_per_sm", "unroll1",
-    "unroll8", "warp_chunks",     "rotated",    "grid_stride",         "store_only",          "grid_store"};
+static const char* kNames[kCount] = {"library",
+                                     "library_generic",
+                                     "unit_share",
+                                     "unit_share_unskewed",
+                                     "warp_unit_share",
+                                     "warp_simple",
+                                     "library_1cta_per_sm",
+                                     "unroll1",
+                                     "unroll8",
+                                     "warp_chunks",
+                                     "rotated",
+                                     "grid_stride",
+                                     "store_only",
+                                     "grid_store"};
 
 // n16: 16-byte elements in the whole buffer; CTA b owns [b * share, (b + 1) * share).
 template <int V>
@@ -73,6 +89,17 @@ __global__ void __launch_bounds__(1024) copyKernel(uint4* dst, const uint4* src,
       mori::perf::unitShare(n16 * 16, gridDim.x, blockIdx.x, &b, &len);
       mori::shmem::impl::copyElements<4>(dst + b / 16, src + b / 16, len / 16, static_cast<int>(threadIdx.x),
                                          static_cast<int>(blockDim.x));
+    } else if constexpr (V == kWarpUnitShare || V == kWarpSimple) {
+      const size_t warps = gridDim.x * (blockDim.x / 32), w = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+      const int lane = static_cast<int>(threadIdx.x % 32);
+      size_t b, len;
+      mori::perf::unitShare(n16 * 16, warps, w, &b, &len);
+      if constexpr (V == kWarpUnitShare) {
+        mori::shmem::impl::copyBytes(reinterpret_cast<uint8_t*>(dst) + b, reinterpret_cast<const uint8_t*>(src) + b,
+                                     len, lane, 32);
+      } else {
+        for (size_t i = lane; i < len / 16; i += 32) dst[b / 16 + i] = src[b / 16 + i];
+      }
     } else if constexpr (V == kLibraryOneCta) {
       mori::shmem::impl::copyBytes(dst + begin, src + begin, share * 16, static_cast<int>(threadIdx.x),
                                    static_cast<int>(blockDim.x));
@@ -192,7 +219,8 @@ void runAll(const char* mapping, uint4* src, uint4* dst, uint4* check, unsigned 
 }
 
 constexpr size_t kMaxBytes = size_t{1} << 30;
-constexpr size_t kSizes[] = {size_t{64} << 20, size_t{256} << 20, kMaxBytes};
+constexpr size_t kSizes[] = {size_t{8} << 20,  size_t{16} << 20,  size_t{32} << 20,
+                             size_t{64} << 20, size_t{256} << 20, kMaxBytes};
 
 // GPU 0's side: source, check buffer, every variant at every size into `dst` (on GPU 1).
 // IPC mode: the source is exported too and the other process maps it before the sweep, as every

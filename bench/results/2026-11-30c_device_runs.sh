@@ -14,3 +14,15 @@ bench/micro/p2p_copy_variants 20 0 0 random
 bench/micro/p2p_ordering_variants 20000                                  # run 3 only
 ctest -L gpu -E 'python_gpu|nic_model_rate' --timeout 60
 MORI_PERF_RUN_TIMEOUT=40 /work/main/tools/perf/run_benchmarks.sh /tmp/build-nv <out>/bench
+
+# ---- run 4 (5c9d514 binaries): warp put, buffer capacity (heap offset) sweep, both libraries
+for b in 8M 32M 64M; do for e in $b 48M 128M 1G; do   # e >= b only
+  mpirun -np 2 tools/perf/mori-shmem-perf shmem_put_bw -s warp -c 132 -t 1024 -b $b -e $e -f 1048576 -n 200 -w 20
+  LD_LIBRARY_PATH=<nvshmem lib> mpirun -np 2 tools/perf/mori-shmem-perf-nvshmem shmem_put_bw -s warp -c 132 -t 1024 -b $b -e $e -f 1048576 -n 200 -w 20
+done; done
+# ---- run 5: experiment perf binaries (MORI_EXP_WARP_UNROLL=1/2/8, see the JSON record) and both libraries
+<binary> shmem_put_bw -s warp -c 132 -t 1024 -b 1M -e 64M -n 200 -w 20
+# ---- run 6: copy variants with the warp variants at 8 MiB - 1 GiB
+bench/micro/p2p_copy_variants 200 0 0 random
+# ---- runs 7-9: probes kept in bench/results/2026-11-30c_probes (nvcc -O3 -arch=sm_90 -std=c++17 <probe>.cu [-lcuda])
+./vmm_destination_probe; ./warp_store_forms_probe; ./warp_loads_in_flight_probe
