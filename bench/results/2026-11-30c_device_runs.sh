@@ -24,5 +24,5 @@ done; done
 <binary> shmem_put_bw -s warp -c 132 -t 1024 -b 1M -e 64M -n 200 -w 20
 # ---- run 6: copy variants with the warp variants at 8 MiB - 1 GiB
 bench/micro/p2p_copy_variants 200 0 0 random
-# ---- runs 7-9: probes kept in bench/results/2026-11-30c_probes (nvcc -O3 -arch=sm_90 -std=c++17 <probe>.cu [-lcuda])
-./vmm_destination_probe; ./warp_store_forms_probe; ./warp_loads_in_flight_probe
+# ---- runs 7-10: probes kept in bench/results/2026-11-30c_probes (nvcc -O3 -arch=sm_90 -std=c++17 <probe>.cu [-lcuda])
+./vmm_destination_probe; ./warp_store_forms_probe; ./warp_loads_in_flight_probe; ./warp_syncwarp_probe   # run 10: the last
