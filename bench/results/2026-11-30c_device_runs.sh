@@ -26,3 +26,4 @@ done; done
 bench/micro/p2p_copy_variants 200 0 0 random
 # ---- runs 7-10: probes kept in bench/results/2026-11-30c_probes (nvcc -O3 -arch=sm_90 -std=c++17 <probe>.cu [-lcuda])
 ./vmm_destination_probe; ./warp_store_forms_probe; ./warp_loads_in_flight_probe; ./warp_syncwarp_probe   # run 10: warp_store_forms_probe.cu + warp_syncwarp_probe.patch
+./signal_wait_acquire_probe   # run 11
