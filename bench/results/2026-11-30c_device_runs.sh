@@ -27,3 +27,8 @@ bench/micro/p2p_copy_variants 200 0 0 random
 # ---- runs 7-10: probes kept in bench/results/2026-11-30c_probes (nvcc -O3 -arch=sm_90 -std=c++17 <probe>.cu [-lcuda])
 ./vmm_destination_probe; ./warp_store_forms_probe; ./warp_loads_in_flight_probe; ./warp_syncwarp_probe   # run 10: warp_store_forms_probe.cu + warp_syncwarp_probe.patch
 ./signal_wait_acquire_probe   # run 11
+# ---- run 12: experiment perf binary with put<WarpScope>'s P2P copy behind a non-inlined call (see the JSON record)
+for v in base call; do
+  mpirun -np 2 mori-shmem-perf-$v shmem_put_bw -s warp -c 132 -t 1024 -b 1M -e 1G -n 100 -w 10
+  mpirun -np 2 mori-shmem-perf-$v shmem_put_latency -s warp -b 8 -e 4096 -f 8 -n 5000 -w 500
+done
