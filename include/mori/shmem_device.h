@@ -18,6 +18,9 @@
  *
  * Completion: _nbi calls return once issued; the data is delivered after mori_shmem_quiet().
  * Blocking puts return when the source may be reused; blocking gets when the data arrived.
+ * quiet and fence complete and order this PE's own operations (a system-scope release); they do
+ * not make other PEs' writes visible: read what others put after a wait (wait_until, test,
+ * signal_wait_until) or a barrier, which acquire.
  * Every device-side error stops the kernel with a message (also readable on the host through
  * mori_shmem_device_error()).
  */
