@@ -32,3 +32,8 @@ for v in base call; do
   mpirun -np 2 mori-shmem-perf-$v shmem_put_bw -s warp -c 132 -t 1024 -b 1M -e 1G -n 100 -w 10
   mpirun -np 2 mori-shmem-perf-$v shmem_put_latency -s warp -b 8 -e 4096 -f 8 -n 5000 -w 500
 done
+# ---- run 13: shmem_p_bw at 8-64 MiB, 100 and 1000 iterations, both libraries, twice
+for n in 100 1000; do for rep in 1 2; do
+  mpirun -np 2 tools/perf/mori-shmem-perf shmem_p_bw -c 132 -t 1024 -b 8M -e 64M -f 2 -n $n -w 10 --msgrate
+  LD_LIBRARY_PATH=<nvshmem lib> mpirun -np 2 tools/perf/mori-shmem-perf-nvshmem shmem_p_bw -c 132 -t 1024 -b 8M -e 64M -f 2 -n $n -w 10 --msgrate
+done; done
