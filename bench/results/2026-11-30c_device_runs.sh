@@ -37,3 +37,6 @@ for n in 100 1000; do for rep in 1 2; do
   mpirun -np 2 tools/perf/mori-shmem-perf shmem_p_bw -c 132 -t 1024 -b 8M -e 64M -f 2 -n $n -w 10 --msgrate
   LD_LIBRARY_PATH=<nvshmem lib> mpirun -np 2 tools/perf/mori-shmem-perf-nvshmem shmem_p_bw -c 132 -t 1024 -b 8M -e 64M -f 2 -n $n -w 10 --msgrate
 done; done
+# ---- run 14 (test_rma with the two aligned line-skew cases): 13/13 over P2P and through the NIC model (mlx5)
+MORI_SHMEM_HEAP_SIZE=768M mpiexec -n 2 tests/gpu/test_rma
+MORI_SHMEM_HEAP_SIZE=768M MORI_SHMEM_TRANSPORT=rdma MORI_SHMEM_RDMA_PLUGIN=tests/support/nic_model/libmori_nic_model.so MORI_NIC_MODEL_PROVIDER=mlx5 MORI_SHMEM_TIMEOUT=60 mpiexec -n 2 tests/gpu/test_rma

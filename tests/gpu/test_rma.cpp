@@ -145,7 +145,12 @@ class Rma : public ::testing::Test {
                                {4096 + 7, 16, 0, false},
                                {(1u << 20) + 13, 1, 1, false},
                                {(1u << 20) + 13, 5, 9, true},
-                               {(16u << 20) + 3, 8, 0, false}};
+                               {(16u << 20) + 3, 8, 0, false},
+                               // Whole 16-byte vectors starting 80 / 112 bytes into a 128-byte
+                               // line (allocations are 256-byte aligned, kGuard is 64): the
+                               // copy's line skew on its aligned path.
+                               {4096, 16, 16, true},
+                               {1u << 20, 48, 48, false}};
     if (SC == Sc::Block) cases.push_back({256u << 20, 0, 0, false});
     uint64_t seed = 1000 + static_cast<uint64_t>(OP) * 100 + static_cast<uint64_t>(SC) * 10;
     for (const Case& c : cases) {
