@@ -63,10 +63,14 @@ MORI_DEVICE_INLINE Transport transportTo(const GpuStates& s, int pe) {
 // from this PE.
 // The heap's fields are read through `s` on the fast path: through `r` the compiler cannot tell
 // constant from global memory and emits generic loads, which miss after a fence like any other.
+// The fast path repeats regionOf's heap test instead of comparing &r with &s.heap: the compiler
+// reuses the test and its offset, where the comparison needed the generic address of `s` and
+// kept the heap base live (8-byte get 0.243 -> 0.218 us, signal ping-pong -0.1 us on the H200s).
 template <typename T>
 MORI_DEVICE_INLINE T* p2pAddress(const GpuStates& s, const Region& r, int pe, T* p) {
   const uint64_t addr = reinterpret_cast<uint64_t>(p);
-  if (&r == &s.heap && pe < kInlinePes) return reinterpret_cast<T*>(s.inlineHeapP2pBase[pe] + (addr - s.heap.base));
+  const uint64_t heapOffset = addr - s.heap.base;
+  if (heapOffset < s.heap.size && pe < kInlinePes) return reinterpret_cast<T*>(s.inlineHeapP2pBase[pe] + heapOffset);
   return reinterpret_cast<T*>(gpu::loadReadOnly(&r.peers[pe].p2pBase) + (addr - r.base));
 }
 // `p` on `pe` as the peer's own virtual address (RDMA remote address).
