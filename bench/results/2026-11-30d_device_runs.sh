@@ -33,3 +33,19 @@ done
 
 # ---- runs 3-4: probe (nvcc -O3 -arch=sm_90 -std=c++17 2026-11-30d_probes/get_forms_probe.cu); run 4 added the generic-ld column
 ./get_forms_probe
+
+# ---- run 5: exp/mori-shmem-perf-nou (bench_rma.cpp and bench_ping_pong.cpp built with
+# MORI_EXP_NO_OUTER_UNROLL: #pragma unroll 1 on copyElements' main loop, shipped as a34351a) against
+# 016cfa4's binary, two rounds alternated
+for rep in 1 2; do for bin in tools/perf/mori-shmem-perf tools/perf/exp/mori-shmem-perf-nou; do
+  mpirun -np 2 $bin shmem_put_bw -s warp -c 132 -t 1024 -b 1M -e 64M -n 200 -w 20
+  mpirun -np 2 $bin shmem_put_bw -s block -c 132 -t 1024 -b 1M -e 256M -f 4 -n 100 -w 10
+  mpirun -np 2 $bin shmem_get_latency -s thread -b 8 -e 4096 -f 8 -n 5000 -w 500
+  mpirun -np 2 $bin shmem_put_latency -s thread -b 8 -e 4096 -f 8 -n 5000 -w 500
+  mpirun -np 2 $bin shmem_put_latency -s warp -b 8 -e 4096 -f 8 -n 5000 -w 500
+  mpirun -np 2 $bin shmem_put_signal_ping_pong_latency -s thread -b 8 -e 256 -f 32 -n 10000 -w 1000
+done; done
+
+# ---- run 6 (a34351a): GPU suite and standard perf
+ctest -L gpu -E 'python_gpu|nic_model_rate' --timeout 60
+MORI_PERF_RUN_TIMEOUT=40 /work/main/tools/perf/run_benchmarks.sh /tmp/build-nv <out>/bench
