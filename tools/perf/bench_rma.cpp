@@ -9,6 +9,8 @@
 // Every iteration moves the same bytes, as in NVSHMEM's perftest: a get whose source fits in the
 // reading GPU's L2 (50 MB on H100/H200) is served from it after the first iteration, so get
 // bandwidth below that size is not link bandwidth (the first 2xH200 run showed 0.9-3.5 TB/s).
+// Likewise a P2P get latency is an L1 hit from the second iteration on: weak loads of peer memory
+// allocate in the reader's L1 (bench/results/2026-11-30d_probes/get_forms_probe.cu).
 // Verification: the destination must hold the source PE's pattern for this step, byte for byte,
 // and the kGuardBytes after it must still hold the poison written before the run.
 #include "tools/perf/harness.hpp"
