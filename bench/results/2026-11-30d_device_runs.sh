@@ -49,3 +49,14 @@ done; done
 # ---- run 6 (a34351a): GPU suite and standard perf
 ctest -L gpu -E 'python_gpu|nic_model_rate' --timeout 60
 MORI_PERF_RUN_TIMEOUT=40 /work/main/tools/perf/run_benchmarks.sh /tmp/build-nv <out>/bench
+
+# ---- runs 7-11: copyElements' last pass (2026-11-30T0720Z_h200x2_copy_last_pass_variants.json).
+# Each variant's bench_rma.cpp was built into exp/mori-shmem-perf-<variant> and run against the
+# shipped binary: warp put 1M-64M, block put 1M-256M, get/put latency at thread/warp/block scope:
+<bin> shmem_put_bw -s warp -c 132 -t 1024 -b 1M -e 64M -n 200 -w 20
+<bin> shmem_put_bw -s block -c 132 -t 1024 -b 1M -e 256M -f 4 -n 100 -w 10
+<bin> shmem_get_latency -s thread -b 8 -e 4096 -f 8 -n 5000 -w 500
+<bin> shmem_put_latency -s thread -b 8 -e 4096 -f 8 -n 5000 -w 500
+<bin> shmem_put_latency -s warp -b 8 -e 4096 -f 8 -n 5000 -w 500
+<bin> shmem_put_latency -s block -t 1024 -b 8 -e 65536 -f 8 -n 2000 -w 200
+# run 10 also: ctest -L gpu (35/35) and run_benchmarks.sh with the wave-exit copy in the library
