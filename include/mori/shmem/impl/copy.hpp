@@ -29,30 +29,37 @@ constexpr uintptr_t kLineBytes = 128;
 // loop is not unrolled further: nvcc's 4x unroll (16 vectors a pass) sent warp shares smaller
 // than a pass through its remainder code. Without it, warp put 330 -> 348 GB/s at 32 MiB and
 // 341 -> 351 at 64 MiB, 64-byte get 0.283 -> 0.259 us; one thread's 4 KiB put pays 4%.
-template <int kUnroll = 4, typename T>
+// kOneWave: the threads are one wave (warp scope). They then leave the loop together: when some
+// still had a full pass and some did not, the wave ran that pass and the remainder one after the
+// other, two load latencies per call where a share is a pass or two (warp put at 8 MiB, 124-125
+// vectors a warp: 324-329 -> 355-356 GB/s, 2026-11-30T0735Z_h200x2_copy_one_wave_exit.json). In
+// a one-wave scope the wave's furthest thread starts its passes at `last` (i <= last < i + size),
+// so every thread has at most kUnroll positions left after the loop.
+template <int kUnroll = 4, bool kOneWave = false, typename T>
 MORI_DEVICE_INLINE void copyElements(T* __restrict__ dst, const T* __restrict__ src, size_t n, int rank, int size,
                                      size_t skew = 0) {
   const size_t stride = static_cast<size_t>(size), end = n + skew;
   size_t i = static_cast<size_t>(rank);
   if (i < skew) i += stride;
+  size_t reach = (kUnroll - 1) * stride;
+  if constexpr (kOneWave) reach += (skew ? skew + stride : stride) - 1 - i;
 #pragma unroll 1
-  for (; i + (kUnroll - 1) * stride < end; i += kUnroll * stride) {
+  for (; i + reach < end; i += kUnroll * stride) {
     T v[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) v[u] = src[i + u * stride - skew];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) dst[i + u * stride - skew] = v[u];
   }
-  if constexpr (kUnroll > 1) {  // the last positions, fewer than kUnroll: loads first here too
-    T v[kUnroll - 1] = {};
+  constexpr int kLeft = kOneWave ? kUnroll : kUnroll - 1;  // positions left at most
+  if constexpr (kLeft > 0) {                               // loads first here too
+    T v[kLeft] = {};
 #pragma unroll
-    for (int u = 0; u < kUnroll - 1; ++u)
+    for (int u = 0; u < kLeft; ++u)
       if (i + u * stride < end) v[u] = src[i + u * stride - skew];
 #pragma unroll
-    for (int u = 0; u < kUnroll - 1; ++u)
+    for (int u = 0; u < kLeft; ++u)
       if (i + u * stride < end) dst[i + u * stride - skew] = v[u];
-  } else {
-    for (; i < end; i += stride) dst[i - skew] = src[i - skew];
   }
 }
 
@@ -91,6 +98,8 @@ MORI_DEVICE_INLINE void copySmall(char* dst, const char* src, size_t n) {
 // Copies `bytes` from src to dst using the threads rank in [0, size). No ordering is implied.
 // Bulk data moves in the widest element both pointers share (16 bytes when they are mutually
 // 16-byte aligned); the unaligned head and the tail go through copySmall on two threads.
+// kOneWave: the threads are one wave (see copyElements).
+template <bool kOneWave = false>
 MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, int rank, int size) {
   char* dst = static_cast<char*>(dstv);
   const char* src = static_cast<const char*>(srcv);
@@ -103,8 +112,8 @@ MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, in
   const uintptr_t d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
   // Whole 16-byte vectors at 16-byte aligned ends (the usual case): no head, no tail, no split.
   if (((d | s | bytes) & 15) == 0) {
-    copyElements(reinterpret_cast<uint4*>(dst), reinterpret_cast<const uint4*>(src), bytes >> 4, rank, size,
-                 lineSkew(d, 4, size));
+    copyElements<4, kOneWave>(reinterpret_cast<uint4*>(dst), reinterpret_cast<const uint4*>(src), bytes >> 4, rank,
+                              size, lineSkew(d, 4, size));
     return;
   }
   const uintptr_t mis = d ^ s;
@@ -123,7 +132,7 @@ MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, in
   const size_t skew = lineSkew(d + head, shift, size);
   const auto bulk = [&](auto* element) {
     using T = std::remove_pointer_t<decltype(element)>;
-    copyElements(reinterpret_cast<T*>(db), reinterpret_cast<const T*>(sb), n, rank, size, skew);
+    copyElements<4, kOneWave>(reinterpret_cast<T*>(db), reinterpret_cast<const T*>(sb), n, rank, size, skew);
   };
   switch (width) {
     case 16: bulk(static_cast<uint4*>(nullptr)); break;

@@ -30,7 +30,7 @@ MORI_DEVICE_INLINE void put(const GpuStates& s, void* dest, const void* src, siz
   const Region& r = regionOf(s, dest, bytes, pe);
   switch (transportTo(s, pe)) {
     case Transport::P2P:
-      copyBytes(p2pAddress(s, r, pe, dest), src, bytes, S::rank(), S::size());
+      copyBytes<S::kOneWave>(p2pAddress(s, r, pe, dest), src, bytes, S::rank(), S::size());
       // Blocking: no thread of the scope may reuse the source before all have read their part.
       if (blocking) S::sync();
       return;
@@ -46,7 +46,7 @@ MORI_DEVICE_INLINE void get(const GpuStates& s, void* dest, const void* src, siz
   const Region& r = regionOf(s, src, bytes, pe);
   switch (transportTo(s, pe)) {
     case Transport::P2P:
-      copyBytes(dest, p2pAddress(s, r, pe, src), bytes, S::rank(), S::size());
+      copyBytes<S::kOneWave>(dest, p2pAddress(s, r, pe, src), bytes, S::rank(), S::size());
       if (blocking) S::sync();  // the whole destination is filled when the scope returns
       return;
     case Transport::Rdma: rdmaGet<S>(s, r, dest, src, bytes, pe, qp, blocking); return;

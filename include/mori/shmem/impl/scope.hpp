@@ -9,6 +9,7 @@ namespace mori::shmem::impl {
 
 struct ThreadScope {
   static constexpr bool kSingleThread = true;
+  static constexpr bool kOneWave = false;  // whether the threads are one whole wave
   MORI_DEVICE_INLINE static int rank() { return 0; }
   MORI_DEVICE_INLINE static int size() { return 1; }
   MORI_DEVICE_INLINE static void sync() {}
@@ -21,6 +22,7 @@ struct ThreadScope {
 // All lanes of the wave (warp) call together.
 struct WarpScope {
   static constexpr bool kSingleThread = false;
+  static constexpr bool kOneWave = true;
   MORI_DEVICE_INLINE static int rank() { return gpu::laneId(); }
   MORI_DEVICE_INLINE static int size() { return gpu::waveSize(); }
   MORI_DEVICE_INLINE static void sync() { gpu::waveSync(~gpu::LaneMask{0}); }
@@ -34,6 +36,7 @@ struct WarpScope {
 // All threads of the block call together.
 struct BlockScope {
   static constexpr bool kSingleThread = false;
+  static constexpr bool kOneWave = false;
   MORI_DEVICE_INLINE static int rank() {
     return static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
   }
