@@ -60,3 +60,13 @@ MORI_PERF_RUN_TIMEOUT=40 /work/main/tools/perf/run_benchmarks.sh /tmp/build-nv <
 <bin> shmem_put_latency -s warp -b 8 -e 4096 -f 8 -n 5000 -w 500
 <bin> shmem_put_latency -s block -t 1024 -b 8 -e 65536 -f 8 -n 2000 -w 200
 # run 10 also: ctest -L gpu (35/35) and run_benchmarks.sh with the wave-exit copy in the library
+
+# ---- run 12 (fb03928: one-wave exit for warp scope only): GPU suite; A/B against a34351a's binary, two rounds
+ctest -L gpu -E 'python_gpu|nic_model_rate' --timeout 60
+for rep in 1 2; do for bin in tools/perf/exp/mori-shmem-perf-a34351a tools/perf/mori-shmem-perf; do
+  mpirun -np 2 $bin shmem_put_bw -s warp -c 132 -t 1024 -b 1M -e 64M -n 200 -w 20
+  mpirun -np 2 $bin shmem_put_bw -s block -c 132 -t 1024 -b 1M -e 16M -f 4 -n 200 -w 20
+  mpirun -np 2 $bin shmem_put_latency -s warp -b 8 -e 4096 -f 8 -n 5000 -w 500
+  mpirun -np 2 $bin shmem_put_latency -s block -t 1024 -b 8 -e 32768 -f 8 -n 2000 -w 200
+  mpirun -np 2 $bin shmem_get_latency -s thread -b 8 -e 512 -f 8 -n 5000 -w 500
+done; done

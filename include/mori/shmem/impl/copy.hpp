@@ -32,9 +32,9 @@ constexpr uintptr_t kLineBytes = 128;
 // kOneWave: the threads are one wave (warp scope). They then leave the loop together: when some
 // still had a full pass and some did not, the wave ran that pass and the remainder one after the
 // other, two load latencies per call where a share is a pass or two (warp put at 8 MiB, 124-125
-// vectors a warp: 324-329 -> 355-356 GB/s, 2026-11-30T0735Z_h200x2_copy_one_wave_exit.json). In
-// a one-wave scope the wave's furthest thread starts its passes at `last` (i <= last < i + size),
-// so every thread has at most kUnroll positions left after the loop.
+// vectors a warp: 324-329 -> 355-356 GB/s, 2026-11-30T0735Z_h200x2_copy_one_wave_exit.json). The
+// wave's furthest thread starts its passes at (skew ? skew + size : size) - 1, which is at least i
+// and less than i + size, so every thread has at most kUnroll positions left after the loop.
 template <int kUnroll = 4, bool kOneWave = false, typename T>
 MORI_DEVICE_INLINE void copyElements(T* __restrict__ dst, const T* __restrict__ src, size_t n, int rank, int size,
                                      size_t skew = 0) {
