@@ -95,8 +95,8 @@ __global__ void __launch_bounds__(1024) copyKernel(uint4* dst, const uint4* src,
       size_t b, len;
       mori::perf::unitShare(n16 * 16, warps, w, &b, &len);
       if constexpr (V == kWarpUnitShare) {
-        mori::shmem::impl::copyBytes(reinterpret_cast<uint8_t*>(dst) + b, reinterpret_cast<const uint8_t*>(src) + b,
-                                     len, lane, 32);
+        mori::shmem::impl::copyBytes<true>(reinterpret_cast<uint8_t*>(dst) + b,
+                                           reinterpret_cast<const uint8_t*>(src) + b, len, lane, 32);
       } else {
         for (size_t i = lane; i < len / 16; i += 32) dst[b / 16 + i] = src[b / 16 + i];
       }
