@@ -1,7 +1,8 @@
 // Misuse of the device API stops the kernel with a message naming what/where, never a hang or a
 // silent wrong answer. Each case poisons the GPU context, so ctest runs each in its own process
 // (--gtest_filter) and also requires the device's own message in the output.
-// Built with MORI_SHMEM_CHECKS=1 (argument checks on).
+// Built with MORI_SHMEM_CHECKS=1 (argument checks on). The element cases report from the
+// operations' inline fast path (PE) and from their out-of-line general path (address).
 #include <string>
 
 #include "tests/gpu/gpu_test_util.hpp"
@@ -13,15 +14,28 @@ namespace {
 __global__ void putKernel(void* dest, const void* src, size_t bytes, int pe) {
   mori_shmem_putmem_nbi_thread(dest, src, bytes, pe);
 }
+__global__ void pKernel(uint64_t* dest, int pe) { mori_shmem_uint64_p(dest, 7, pe); }
+__global__ void fetchAddKernel(uint64_t* dest, int pe) { (void)mori_shmem_uint64_atomic_fetch_add(dest, 1, pe); }
 
-// Launches putKernel, expects the launch to fail, and returns the recorded device error.
-std::string expectDeviceError(void* dest, const void* src, size_t bytes, int pe) {
-  putKernel<<<1, 1>>>(dest, src, bytes, pe);
+// Waits for a kernel that should have stopped and returns the recorded device error.
+std::string deviceError() {
   hipError_t e = hipDeviceSynchronize();
   EXPECT_NE(e, hipSuccess) << "the kernel should have stopped";
   char msg[512] = "";
   EXPECT_EQ(mori_shmem_device_error(msg, sizeof(msg)), 1) << "no device error recorded";
   return msg;
+}
+
+// Launches putKernel, expects the launch to fail, and returns the recorded device error.
+std::string expectDeviceError(void* dest, const void* src, size_t bytes, int pe) {
+  putKernel<<<1, 1>>>(dest, src, bytes, pe);
+  return deviceError();
+}
+
+std::string addressOf(const void* p) {
+  char addr[32];
+  snprintf(addr, sizeof(addr), "0x%llx", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(p)));
+  return addr;
 }
 
 TEST(DeviceErrors, PeOutOfRange) {
@@ -41,9 +55,29 @@ TEST(DeviceErrors, DestinationNotSymmetric) {
   HIP_OK(hipMalloc(&plain, 256));
   std::string msg = expectDeviceError(plain, heap, 64, 0);
   EXPECT_NE(msg.find("not in the symmetric heap or a registered region"), std::string::npos) << msg;
-  char addr[32];
-  snprintf(addr, sizeof(addr), "0x%llx", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(plain)));
-  EXPECT_NE(msg.find(addr), std::string::npos) << "must name the address " << addr << ": " << msg;
+  EXPECT_NE(msg.find(addressOf(plain)), std::string::npos)
+      << "must name the address " << addressOf(plain) << ": " << msg;
+  if (!HasFailure()) printf("DEVICE-ERROR-CHECK-PASSED\n");
+}
+
+TEST(DeviceErrors, ElementNotSymmetric) {
+  ASSERT_EQ(mori_shmem_init(), 0);
+  uint64_t* plain = nullptr;
+  HIP_OK(hipMalloc(&plain, 256));
+  pKernel<<<1, 1>>>(plain + 3, 0);
+  std::string msg = deviceError();
+  EXPECT_NE(msg.find("not in the symmetric heap or a registered region"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(addressOf(plain + 3)), std::string::npos) << "must name the address: " << msg;
+  if (!HasFailure()) printf("DEVICE-ERROR-CHECK-PASSED\n");
+}
+
+TEST(DeviceErrors, AtomicPeOutOfRange) {
+  ASSERT_EQ(mori_shmem_init(), 0);
+  auto* word = static_cast<uint64_t*>(mori_shmem_calloc(1, sizeof(uint64_t)));
+  const int bad = -1;
+  fetchAddKernel<<<1, 1>>>(word, bad);
+  std::string msg = deviceError();
+  EXPECT_NE(msg.find("PE " + std::to_string(bad) + " is out of range"), std::string::npos) << msg;
   if (!HasFailure()) printf("DEVICE-ERROR-CHECK-PASSED\n");
 }
 

@@ -54,26 +54,62 @@ MORI_DEVICE_INLINE void get(const GpuStates& s, void* dest, const void* src, siz
   }
 }
 
+// ---- single-element operations (p, g, atomics, signals) --------------------------------------
+//
+// Each has an inline fast path for the common target, a heap object on a P2P PE with an inline
+// window (heapP2pAddress), and one out-of-line general path for everything else (registered
+// regions, PEs past kInlinePes, RDMA, errors). The P2P access itself is one helper per operation,
+// used by both paths. The fast path is one heap test, one transport byte and one base, all in
+// constant memory; a loop of these operations then carries one call, not three.
+// That call still costs a kernel capped at 64 registers: ptxas allocates caller and callee as one
+// and spills the loop's state around it (shmem_p_bw at 8 MiB: 45.4 G msg/s, against 45.9 with no
+// call and NVSHMEM's 46.0). Calling through a hidden pointer (an ABI call) keeps the state in callee-saved
+// registers but recovers only half of that, while ptxas takes twice as long for the perf tool's
+// atomics and over ten times as long for the atomics test suite, so it is not done
+// (bench/results/2026-11-30T0925Z_h200x2_element_general_path.json).
+
 template <typename T>
-MORI_DEVICE_INLINE void p(const GpuStates& s, T* dest, T value, int pe, int qp) {
+MORI_DEVICE_INLINE void p2pP(T* remote, T value) {
+  *remote = value;
+}
+
+template <typename T>
+MORI_SHMEM_OUT_OF_LINE void pGeneral(const GpuStates& s, T* dest, T value, int pe, int qp) {
   checkPe(s, pe);
   const Region& r = regionOf(s, dest, sizeof(T), pe);
   switch (transportTo(s, pe)) {
-    case Transport::P2P: *p2pAddress(s, r, pe, dest) = value; return;
+    case Transport::P2P: p2pP(p2pAddress(s, r, pe, dest), value); return;
     case Transport::Rdma: rdmaP(s, r, dest, value, pe, qp); return;
     default: failTransport(s, pe, "p");
   }
 }
 
 template <typename T>
-MORI_DEVICE_INLINE T g(const GpuStates& s, const T* src, int pe, int qp) {
+MORI_DEVICE_INLINE void p(const GpuStates& s, T* dest, T value, int pe, int qp) {
+  if (T* remote = heapP2pAddress(s, dest, pe)) return p2pP(remote, value);
+  pGeneral(s, dest, value, pe, qp);
+}
+
+template <typename T>
+MORI_DEVICE_INLINE T p2pG(const T* remote) {
+  return *reinterpret_cast<const volatile T*>(remote);
+}
+
+template <typename T>
+MORI_SHMEM_OUT_OF_LINE T gGeneral(const GpuStates& s, const T* src, int pe, int qp) {
   checkPe(s, pe);
   const Region& r = regionOf(s, src, sizeof(T), pe);
   switch (transportTo(s, pe)) {
-    case Transport::P2P: return *reinterpret_cast<const volatile T*>(p2pAddress(s, r, pe, src));
+    case Transport::P2P: return p2pG(p2pAddress(s, r, pe, src));
     case Transport::Rdma: return rdmaG(s, r, src, pe, qp);
     default: failTransport(s, pe, "g");
   }
+}
+
+template <typename T>
+MORI_DEVICE_INLINE T g(const GpuStates& s, const T* src, int pe, int qp) {
+  if (const T* remote = heapP2pAddress(s, src, pe)) return p2pG(remote);
+  return gGeneral(s, src, pe, qp);
 }
 
 // ---- signals -----------------------------------------------------------------------------------
@@ -83,23 +119,29 @@ MORI_DEVICE_INLINE T g(const GpuStates& s, const T* src, int pe, int qp) {
 // peer, so P2P pays a system release first (~0.9 us on the H200s); one RDMA QP delivers in
 // order anyway. The public signal_op is unordered, as in OpenSHMEM and NVSHMEM: callers that
 // need the order call fence() first, and a second fence would only double the cost.
-MORI_DEVICE_INLINE void signalOp(const GpuStates& s, uint64_t* sig, uint64_t value, SignalOp op, int pe, int qp,
-                                 bool ordered) {
+MORI_DEVICE_INLINE void p2pSignal(uint64_t* remote, uint64_t value, SignalOp op, bool ordered) {
+  if (ordered) gpu::releaseSystem();
+  if (op == SignalOp::Set)
+    gpu::atomicStore<Order::Relaxed, SysScope::System>(remote, value);
+  else
+    gpu::atomicAddNoReturn<SysScope::System>(remote, value);
+}
+
+MORI_SHMEM_OUT_OF_LINE void signalOpGeneral(const GpuStates& s, uint64_t* sig, uint64_t value, SignalOp op, int pe,
+                                            int qp, bool ordered) {
   checkPe(s, pe);
   const Region& r = regionOf(s, sig, sizeof(uint64_t), pe);
   switch (transportTo(s, pe)) {
-    case Transport::P2P: {
-      uint64_t* remote = p2pAddress(s, r, pe, sig);
-      if (ordered) gpu::releaseSystem();
-      if (op == SignalOp::Set)
-        gpu::atomicStore<Order::Relaxed, SysScope::System>(remote, value);
-      else
-        gpu::atomicAddNoReturn<SysScope::System>(remote, value);
-      return;
-    }
+    case Transport::P2P: return p2pSignal(p2pAddress(s, r, pe, sig), value, op, ordered);
     case Transport::Rdma: rdmaSignal(s, r, sig, value, op, pe, qp); return;
     default: failTransport(s, pe, "signal_op");
   }
+}
+
+MORI_DEVICE_INLINE void signalOp(const GpuStates& s, uint64_t* sig, uint64_t value, SignalOp op, int pe, int qp,
+                                 bool ordered) {
+  if (uint64_t* remote = heapP2pAddress(s, sig, pe)) return p2pSignal(remote, value, op, ordered);
+  signalOpGeneral(s, sig, value, op, pe, qp, ordered);
 }
 
 template <class S>
@@ -116,36 +158,43 @@ MORI_DEVICE_INLINE void putSignal(const GpuStates& s, void* dest, const void* sr
 
 // ---- atomics -----------------------------------------------------------------------------------
 
+// Fetching form (`fetch`) returns the old value; Set returns nothing meaningful and is never
+// fetching. A non-fetching add is a fire-and-forget reduction on the peer.
 template <typename T>
-MORI_DEVICE_INLINE T p2pAmo(Amo op, T* remote, T value, T cond) {
+MORI_DEVICE_INLINE T p2pAmo(Amo op, T* remote, T value, T cond, bool fetch) {
   using SS = SysScope;
   switch (op) {
     case Amo::Fetch: return gpu::atomicLoad<Order::Relaxed, SS::System>(remote);
     case Amo::Set: gpu::atomicStore<Order::Relaxed, SS::System>(remote, value); return T{};
     case Amo::Swap: return gpu::atomicExchange<Order::Relaxed, SS::System>(remote, value);
     case Amo::CompareSwap: return gpu::atomicCompareExchange<Order::Relaxed, SS::System>(remote, cond, value);
-    case Amo::Add: return gpu::atomicFetchAdd<Order::Relaxed, SS::System>(remote, value);
+    case Amo::Add:
+      if (!fetch) {
+        gpu::atomicAddNoReturn<SS::System>(remote, value);
+        return T{};
+      }
+      return gpu::atomicFetchAdd<Order::Relaxed, SS::System>(remote, value);
     case Amo::And: return gpu::atomicFetchAnd<Order::Relaxed, SS::System>(remote, value);
     case Amo::Or: return gpu::atomicFetchOr<Order::Relaxed, SS::System>(remote, value);
     default: return gpu::atomicFetchXor<Order::Relaxed, SS::System>(remote, value);
   }
 }
 
-// Fetching form: returns the old value (Set returns nothing meaningful and is never fetching).
 template <typename T>
-MORI_DEVICE_INLINE T amo(const GpuStates& s, Amo op, T* dest, T value, T cond, int pe, int qp, bool fetch) {
+MORI_SHMEM_OUT_OF_LINE T amoGeneral(const GpuStates& s, Amo op, T* dest, T value, T cond, int pe, int qp, bool fetch) {
   checkPe(s, pe);
   const Region& r = regionOf(s, dest, sizeof(T), pe);
   switch (transportTo(s, pe)) {
-    case Transport::P2P:
-      if (op == Amo::Add && !fetch) {
-        gpu::atomicAddNoReturn<SysScope::System>(p2pAddress(s, r, pe, dest), value);
-        return T{};
-      }
-      return p2pAmo(op, p2pAddress(s, r, pe, dest), value, cond);
+    case Transport::P2P: return p2pAmo(op, p2pAddress(s, r, pe, dest), value, cond, fetch);
     case Transport::Rdma: return rdmaAmo(s, r, op, dest, value, cond, pe, qp, fetch);
     default: failTransport(s, pe, "atomic");
   }
+}
+
+template <typename T>
+MORI_DEVICE_INLINE T amo(const GpuStates& s, Amo op, T* dest, T value, T cond, int pe, int qp, bool fetch) {
+  if (T* remote = heapP2pAddress(s, dest, pe)) return p2pAmo(op, remote, value, cond, fetch);
+  return amoGeneral(s, op, dest, value, cond, pe, qp, fetch);
 }
 
 // ---- ordering ----------------------------------------------------------------------------------

@@ -12,13 +12,14 @@
 #include "mori/transport/rdma/post.hpp"
 
 #if MORI_GPU_COMPILER
-// The RDMA path is compiled once per module and called, not inlined into every call site (each
-// site would otherwise carry all three providers' code): P2P stays inline and fast, and build
-// times stay sane. -DMORI_SHMEM_FULL_INLINE=1 inlines it everywhere.
+// The RDMA path (and the single-element operations' general path, operations.hpp) is compiled
+// once per module and called, not inlined into every call site (each site would otherwise carry
+// all three providers' code): P2P stays inline and fast, and build times stay sane.
+// -DMORI_SHMEM_FULL_INLINE=1 inlines it everywhere.
 #if defined(MORI_SHMEM_FULL_INLINE) && MORI_SHMEM_FULL_INLINE
-#define MORI_SHMEM_RDMA_PATH MORI_DEVICE_INLINE
+#define MORI_SHMEM_OUT_OF_LINE MORI_DEVICE_INLINE
 #else
-#define MORI_SHMEM_RDMA_PATH inline MORI_DEVICE_NOINLINE
+#define MORI_SHMEM_OUT_OF_LINE inline MORI_DEVICE_NOINLINE
 #endif
 
 namespace mori::shmem::impl {
@@ -73,8 +74,8 @@ MORI_DEVICE_INLINE rdma::WqeDesc makeDesc(rdma::WqeOp op, uint32_t bytes, uint64
 // RDMA WRITE of [src, src+bytes) to dest on pe (dest in region dr). The source must be in a
 // registered region unless it fits inline.
 template <class S>
-MORI_SHMEM_RDMA_PATH void rdmaPut(const GpuStates& s, const Region& dr, void* dest, const void* src, size_t bytes,
-                                  int pe, int qp, bool blocking) {
+MORI_SHMEM_OUT_OF_LINE void rdmaPut(const GpuStates& s, const Region& dr, void* dest, const void* src, size_t bytes,
+                                    int pe, int qp, bool blocking) {
   if (bytes == 0) return;
   const rdma::EndpointDevice& ep = endpointFor(s, pe, qp);
   const uint64_t raddr = remoteAddress(dr, pe, dest);
@@ -105,8 +106,8 @@ MORI_SHMEM_RDMA_PATH void rdmaPut(const GpuStates& s, const Region& dr, void* de
 
 // RDMA READ of src (in region sr) on pe into the local, registered buffer dest.
 template <class S>
-MORI_SHMEM_RDMA_PATH void rdmaGet(const GpuStates& s, const Region& sr, void* dest, const void* src, size_t bytes,
-                                  int pe, int qp, bool blocking) {
+MORI_SHMEM_OUT_OF_LINE void rdmaGet(const GpuStates& s, const Region& sr, void* dest, const void* src, size_t bytes,
+                                    int pe, int qp, bool blocking) {
   if (bytes == 0) return;
   const rdma::EndpointDevice& ep = endpointFor(s, pe, qp);
   const uint64_t raddr = remoteAddress(sr, pe, src);
@@ -130,7 +131,7 @@ MORI_SHMEM_RDMA_PATH void rdmaGet(const GpuStates& s, const Region& sr, void* de
 
 // Inline RDMA WRITE of one value (the small-value put).
 template <typename T>
-MORI_SHMEM_RDMA_PATH void rdmaP(const GpuStates& s, const Region& r, T* dest, T value, int pe, int qp) {
+MORI_SHMEM_OUT_OF_LINE void rdmaP(const GpuStates& s, const Region& r, T* dest, T value, int pe, int qp) {
   const rdma::EndpointDevice& ep = endpointFor(s, pe, qp);
   rdma::WqeDesc d = makeDesc(rdma::WqeOp::WriteInline, sizeof(T), 0, 0, remoteAddress(r, pe, dest), r.peers[pe].rkey);
   d.inlineData = &value;
@@ -139,7 +140,7 @@ MORI_SHMEM_RDMA_PATH void rdmaP(const GpuStates& s, const Region& r, T* dest, T 
 
 // Scalar RDMA READ through the endpoint's result word.
 template <typename T>
-MORI_SHMEM_RDMA_PATH T rdmaG(const GpuStates& s, const Region& r, const T* src, int pe, int qp) {
+MORI_SHMEM_OUT_OF_LINE T rdmaG(const GpuStates& s, const Region& r, const T* src, int pe, int qp) {
   static_assert(sizeof(T) <= 8, "scalar get of at most 8 bytes");
   const rdma::EndpointDevice& ep = endpointFor(s, pe, qp);
   const rdma::WqeDesc d = makeDesc(rdma::WqeOp::Read, sizeof(T), 0, 0, remoteAddress(r, pe, src), r.peers[pe].rkey);
@@ -174,8 +175,8 @@ MORI_DEVICE_INLINE uint64_t nicAtomic(const GpuStates& s, const rdma::EndpointDe
 }
 
 template <typename T>
-MORI_SHMEM_RDMA_PATH T rdmaAmo(const GpuStates& s, const Region& r, Amo op, T* dest, T value, T cond, int pe, int qp,
-                               bool fetch) {
+MORI_SHMEM_OUT_OF_LINE T rdmaAmo(const GpuStates& s, const Region& r, Amo op, T* dest, T value, T cond, int pe, int qp,
+                                 bool fetch) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomics are 4 or 8 bytes");
   using U = uint64_t;
   const rdma::EndpointDevice& ep = endpointFor(s, pe, qp);
@@ -228,8 +229,8 @@ MORI_SHMEM_RDMA_PATH T rdmaAmo(const GpuStates& s, const Region& r, Amo op, T* d
 
 // Signal update: SET is an inline 8-byte WRITE (ordered after earlier WRITEs on the QP), ADD a
 // NIC fetch-add whose result is discarded.
-MORI_SHMEM_RDMA_PATH void rdmaSignal(const GpuStates& s, const Region& r, uint64_t* sig, uint64_t value, SignalOp op,
-                                     int pe, int qp) {
+MORI_SHMEM_OUT_OF_LINE void rdmaSignal(const GpuStates& s, const Region& r, uint64_t* sig, uint64_t value, SignalOp op,
+                                       int pe, int qp) {
   if (op == SignalOp::Set) {
     rdmaP<uint64_t>(s, r, sig, value, pe, qp);
   } else {
@@ -241,7 +242,7 @@ MORI_SHMEM_RDMA_PATH void rdmaSignal(const GpuStates& s, const Region& r, uint64
   }
 }
 
-MORI_SHMEM_RDMA_PATH void rdmaQuietEndpoint(const GpuStates& s, const rdma::EndpointDevice& ep) {
+MORI_SHMEM_OUT_OF_LINE void rdmaQuietEndpoint(const GpuStates& s, const rdma::EndpointDevice& ep) {
   rdma::withProvider(ep.provider, [&](auto provider) { rdma::quietEndpoint<decltype(provider)>(s, ep); });
 }
 
