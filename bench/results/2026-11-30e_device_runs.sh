@@ -24,3 +24,5 @@ for b in head praw ptrap; do mpirun -np 2 tools/perf/exp/mori-shmem-perf-$b shme
 # Run 10: the GPU suite and the standard perf job at the shipped commit:
 #   ctest -L gpu -E 'python_gpu|nic_model_rate' --timeout 90
 #   MORI_PERF_RUN_TIMEOUT=40 tools/perf/run_benchmarks.sh /tmp/build-nv $OUT/bench
+# Run 11: a second standard perf job with run 10's binaries (76c8af3):
+#   MORI_PERF_RUN_TIMEOUT=40 tools/perf/run_benchmarks.sh /tmp/build-nv $OUT/bench
