@@ -9,8 +9,8 @@
 # date, machine, command lines, every number; for bench/results/).
 #
 # Environment: MORI_PERF_LIST (default: standard.list beside this script), MPIRUN (default:
-# mpirun), MORI_PERF_RUN_TIMEOUT (seconds per run, default 180), MORI_COMMIT (used when the
-# source is not a git checkout). The NVSHMEM twin gets LD_LIBRARY_PATH with the NVSHMEM library
+# mpirun), MORI_PERF_RUN_TIMEOUT (seconds per run, default 180), MORI_COMMIT (the commit to
+# record; default: the checkout's HEAD, which a copied tree may carry stale). The NVSHMEM twin gets LD_LIBRARY_PATH with the NVSHMEM library
 # directory recorded at configure time (bootstrap and transport plugins live there); NVLink
 # multicast stays off for both (NCCL_NVLS_ENABLE=0, NVSHMEM_DISABLE_NVLS=1).
 #
@@ -95,7 +95,7 @@ done
 echo "== all runs took $(($(date +%s) - job_start)) s"
 
 # --verify: in a tree without commits (a copied checkout) plain rev-parse prints "HEAD" and fails.
-commit=$(git -C "$here" rev-parse --verify -q HEAD 2> /dev/null) || commit=${MORI_COMMIT:-unknown}
+commit=${MORI_COMMIT:-$(git -C "$here" rev-parse --verify -q HEAD 2> /dev/null || echo unknown)}
 date_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 machine=$(nvidia-smi -L 2> /dev/null || rocm-smi --showproductname 2> /dev/null ||
   echo "unknown (no nvidia-smi or rocm-smi)")
