@@ -61,12 +61,15 @@ MORI_DEVICE_INLINE void get(const GpuStates& s, void* dest, const void* src, siz
 // regions, PEs past kInlinePes, RDMA, errors). The P2P access itself is one helper per operation,
 // used by both paths. The fast path is one heap test, one transport byte and one base, all in
 // constant memory; a loop of these operations then carries one call, not three.
-// That call still costs a kernel capped at 64 registers: ptxas allocates caller and callee as one
-// and spills the loop's state around it (shmem_p_bw at 8 MiB: 45.4 G msg/s, against 45.9 with no
-// call and NVSHMEM's 46.0). Calling through a hidden pointer (an ABI call) keeps the state in callee-saved
-// registers but recovers only half of that, while ptxas takes twice as long for the perf tool's
-// atomics and over ten times as long for the atomics test suite, so it is not done
-// (bench/results/2026-11-30T0925Z_h200x2_element_general_path.json).
+// In a kernel capped at 64 registers that call cost a loop of p's its state, which ptxas kept in
+// local memory around it (shmem_p_bw at 8 MiB: 45.4 G msg/s, against 45.9 with no call and
+// NVSHMEM's 46.0). p's and g's general paths therefore keep the standard calling convention
+// (MORI_SHMEM_STANDARD_CALL, rdma_ops.hpp), and the loop keeps its state in registers. The
+// atomics' and signals' general paths do not: their RDMA code is several times larger, and ptxas
+// then took twice as long for the perf tool's atomics (34 -> 64 s) and for signal-heavy kernels
+// (tests/gpu/test_signal_amo_sync.cpp 45 -> 60 s with the signals' path alone, over 8 minutes
+// with the atomics' too). An earlier try, a call through a hidden pointer, was slower still to
+// compile (bench/results/2026-11-30T0925Z_h200x2_element_general_path.json).
 
 template <typename T>
 MORI_DEVICE_INLINE void p2pP(T* remote, T value) {
@@ -75,6 +78,7 @@ MORI_DEVICE_INLINE void p2pP(T* remote, T value) {
 
 template <typename T>
 MORI_SHMEM_OUT_OF_LINE void pGeneral(const GpuStates& s, T* dest, T value, int pe, int qp) {
+  MORI_SHMEM_STANDARD_CALL(pGeneral<T>);
   checkPe(s, pe);
   const Region& r = regionOf(s, dest, sizeof(T), pe);
   switch (transportTo(s, pe)) {
@@ -97,6 +101,7 @@ MORI_DEVICE_INLINE T p2pG(const T* remote) {
 
 template <typename T>
 MORI_SHMEM_OUT_OF_LINE T gGeneral(const GpuStates& s, const T* src, int pe, int qp) {
+  MORI_SHMEM_STANDARD_CALL(gGeneral<T>);
   checkPe(s, pe);
   const Region& r = regionOf(s, src, sizeof(T), pe);
   switch (transportTo(s, pe)) {

@@ -12,14 +12,29 @@
 #include "mori/transport/rdma/post.hpp"
 
 #if MORI_GPU_COMPILER
-// The RDMA path (and the single-element operations' general path, operations.hpp) is compiled
-// once per module and called, not inlined into every call site (each site would otherwise carry
-// all three providers' code): P2P stays inline and fast, and build times stay sane.
-// -DMORI_SHMEM_FULL_INLINE=1 inlines it everywhere.
+// The RDMA path (and the single-element operations' general path, operations.hpp) is one
+// function per module that call sites call, not inlined into every call site (each site would
+// otherwise carry all three providers' code): P2P stays inline and fast, and build times stay
+// sane. -DMORI_SHMEM_FULL_INLINE=1 inlines it everywhere.
+//
+// MORI_SHMEM_STANDARD_CALL(f), first in f's body, makes calls to f use the standard calling
+// convention on NVIDIA. ptxas otherwise allocates a kernel's registers together with those of
+// the functions it calls, so a loop that calls f keeps only what f's whole call tree leaves free:
+// under the 64-register cap of a 1024-thread CTA, the loop's state went to local memory on every
+// iteration, though the call itself is rarely taken. Taking f's address is what makes ptxas keep
+// the convention: the caller's state then stays in callee-saved registers. It is used where the
+// call tree is small; on the atomics' and signals' general paths, ptxas took twice as long (and
+// over 8 minutes for tests/gpu/test_signal_amo_sync.cpp), see operations.hpp.
 #if defined(MORI_SHMEM_FULL_INLINE) && MORI_SHMEM_FULL_INLINE
 #define MORI_SHMEM_OUT_OF_LINE MORI_DEVICE_INLINE
+#define MORI_SHMEM_STANDARD_CALL(...)
 #else
 #define MORI_SHMEM_OUT_OF_LINE inline MORI_DEVICE_NOINLINE
+#if MORI_PLATFORM_NVIDIA
+#define MORI_SHMEM_STANDARD_CALL(...) asm volatile("" ::"l"(&__VA_ARGS__))
+#else
+#define MORI_SHMEM_STANDARD_CALL(...)
+#endif
 #endif
 
 namespace mori::shmem::impl {
