@@ -14,12 +14,12 @@
 #include "mori/shmem.h"
 #include "mori/shmem_device.h"
 
-#define CHECK(x)                                                        \
-  do {                                                                  \
-    if ((x) != 0) {                                                     \
-      fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #x);    \
-      exit(1);                                                          \
-    }                                                                   \
+#define CHECK(x)                                                     \
+  do {                                                               \
+    if ((x) != 0) {                                                  \
+      fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #x); \
+      exit(1);                                                       \
+    }                                                                \
   } while (0)
 
 __global__ void __launch_bounds__(1024) pLoop(uint64_t* dst, const uint64_t* src, size_t words, int pe, int iters) {
