@@ -23,8 +23,10 @@
 // under the 64-register cap of a 1024-thread CTA, the loop's state went to local memory on every
 // iteration, though the call itself is rarely taken. Taking f's address is what makes ptxas keep
 // the convention: the caller's state then stays in callee-saved registers. It is used where the
-// call tree is small; on the atomics' and signals' general paths, ptxas took twice as long (and
-// over 8 minutes for tests/gpu/test_signal_amo_sync.cpp), see operations.hpp.
+// call tree is small (p's and g's general paths). Given to functions that carry RDMA posting and
+// completion loops, it cost ptxas 2x per kernel for the atomics, 4-5x for rdmaPut/rdmaGet, and
+// over 8 minutes for tests/gpu/test_signal_amo_sync.cpp
+// (bench/results/2026-11-30T1200Z_cpu2_standard_call_compile_times.json).
 #if defined(MORI_SHMEM_FULL_INLINE) && MORI_SHMEM_FULL_INLINE
 #define MORI_SHMEM_OUT_OF_LINE MORI_DEVICE_INLINE
 #define MORI_SHMEM_STANDARD_CALL(...)
