@@ -1,8 +1,9 @@
 // Kernels for test_element_loop_registers: a user's loop of single-element operations in a
-// 1024-thread CTA (64 registers per thread). p's and g's general paths keep the standard calling
-// convention (mori/shmem/impl/rdma_ops.hpp, MORI_SHMEM_STANDARD_CALL), so such a loop keeps its
-// state in registers; ptxas allocated them together with the kernel before, and kept the loop's
-// state in local memory around the rarely taken call (bench/results/2026-11-30T1148Z_*: 1.8x).
+// 1024-thread CTA (64 registers per thread), built with -DMORI_SHMEM_STANDARD_CALLS=1. p's and
+// g's general paths then keep the standard calling convention (mori/shmem/impl/rdma_ops.hpp), so
+// such a loop keeps its state in registers; allocated together with the kernel (the default),
+// the loop's state went to local memory around the rarely taken call
+// (bench/results/2026-11-30T1148Z_*: 1.8x from L2 with the switch).
 // Compiled only, never run: check_loop_spills.py reads ptxas's report for every kernel here.
 #include "mori/shmem_device.h"
 

@@ -61,16 +61,13 @@ MORI_DEVICE_INLINE void get(const GpuStates& s, void* dest, const void* src, siz
 // regions, PEs past kInlinePes, RDMA, errors). The P2P access itself is one helper per operation,
 // used by both paths. The fast path is one heap test, one transport byte and one base, all in
 // constant memory; a loop of these operations then carries one call, not three.
-// In a kernel capped at 64 registers that call cost a loop of p's its state, which ptxas kept in
-// local memory around it. p's and g's general paths therefore keep the standard calling
-// convention (MORI_SHMEM_STANDARD_CALL, rdma_ops.hpp), and the loop keeps its state in registers:
-// shmem_p_bw at 8 MiB 45.46 -> 45.68 G msg/s over NVLink (NVSHMEM 45.79), a loop of p's into the
-// local heap 250 -> 453 (bench/results/2026-11-30T1157Z_*, 2026-11-30T1148Z_*). The
-// atomics' and signals' general paths do not: their RDMA code is several times larger, and ptxas
-// then took twice as long for the perf tool's atomics (34 -> 64 s) and for signal-heavy kernels
-// (tests/gpu/test_signal_amo_sync.cpp 45 -> 60 s with the signals' path alone, over 8 minutes
-// with the atomics' too; bench/results/2026-11-30T1200Z_cpu2_standard_call_compile_times.json).
-// An earlier try, a call through a hidden pointer, also compiled slowly and recovered less
+// In a kernel capped at 64 registers that call costs a loop of p's its state, which ptxas keeps
+// in local memory around it (shmem_p_bw at 8 MiB 45.46 G msg/s against NVSHMEM's 45.79). With
+// -DMORI_SHMEM_STANDARD_CALLS=1 (NVIDIA) p's and g's general paths keep the standard calling
+// convention and the loop keeps its state in registers: 45.68 over NVLink, and a loop of p's
+// into the local heap 250 -> 453 G msg/s (bench/results/2026-11-30T1157Z_*, 2026-11-30T1148Z_*).
+// It is off by default for its compile time (see rdma_ops.hpp). An earlier try, a call through
+// a hidden pointer, also compiled slowly and recovered less
 // (bench/results/2026-11-30T0925Z_h200x2_element_general_path.json).
 
 template <typename T>

@@ -18,21 +18,22 @@
 // sane. -DMORI_SHMEM_FULL_INLINE=1 inlines it everywhere.
 //
 // MORI_SHMEM_STANDARD_CALL(f), first in f's body, makes calls to f use the standard calling
-// convention on NVIDIA. ptxas otherwise allocates a kernel's registers together with those of
+// convention on NVIDIA when the user builds with -DMORI_SHMEM_STANDARD_CALLS=1 (p's and g's
+// general paths carry it). ptxas otherwise allocates a kernel's registers together with those of
 // the functions it calls, so a loop that calls f keeps only what f's whole call tree leaves free:
-// under the 64-register cap of a 1024-thread CTA, the loop's state went to local memory on every
-// iteration, though the call itself is rarely taken. Taking f's address is what makes ptxas keep
-// the convention: the caller's state then stays in callee-saved registers. It is used where the
-// call tree is small (p's and g's general paths). Given to functions that carry RDMA posting and
-// completion loops, it cost ptxas 2x per kernel for the atomics, 4-5x for rdmaPut/rdmaGet, and
-// over 8 minutes for tests/gpu/test_signal_amo_sync.cpp
-// (bench/results/2026-11-30T1200Z_cpu2_standard_call_compile_times.json).
+// under the 64-register cap of a 1024-thread CTA, a loop of p's kept its state in local memory,
+// reloaded every iteration, though the call is rarely taken. Taking f's address makes ptxas keep
+// the convention, and the caller's state stays in callee-saved registers (a loop of p's into the
+// local heap 1.8x as fast from L2, shmem_p_bw +0.5% over NVLink). It is off by default because
+// ptxas then took 3.5-6.5x as long for kernels that also put or get (tests/gpu/test_rma.cpp
+// 52 -> 183 s with p's path, 324 s with g's too), 2-5x where it was tried on the atomics' or the
+// RDMA put/get paths (bench/results/2026-11-30T1200Z_cpu2_standard_call_compile_times.json).
 #if defined(MORI_SHMEM_FULL_INLINE) && MORI_SHMEM_FULL_INLINE
 #define MORI_SHMEM_OUT_OF_LINE MORI_DEVICE_INLINE
 #define MORI_SHMEM_STANDARD_CALL(...)
 #else
 #define MORI_SHMEM_OUT_OF_LINE inline MORI_DEVICE_NOINLINE
-#if MORI_PLATFORM_NVIDIA
+#if MORI_PLATFORM_NVIDIA && defined(MORI_SHMEM_STANDARD_CALLS) && MORI_SHMEM_STANDARD_CALLS
 #define MORI_SHMEM_STANDARD_CALL(...) asm volatile("" ::"l"(&__VA_ARGS__))
 #else
 #define MORI_SHMEM_STANDARD_CALL(...)
