@@ -36,7 +36,8 @@ def main():
             print(f"{k}: no register report from ptxas")
             bad += 1
         elif spills != "0 bytes spill stores, 0 bytes spill loads":
-            print(f"{k}: {spills} (with the standard calling convention a 1024-thread loop of element operations must not spill)")
+            print(f"{k}: {spills} (with the standard calling convention, a 1024-thread loop of element "
+                  "operations must not spill)")
             bad += 1
         else:
             print(f"{k}: no spills")
