@@ -98,6 +98,10 @@ TEST_F(Init, SymmetricAllocationsAndPtr) {
   size_t nonzero = 0;
   for (char c : host) nonzero += c != 0;
   EXPECT_EQ(nonzero, 0u) << "calloc memory not zero";
+  // Every PE has read its zeroed copy before any writes its neighbour's: without this barrier the
+  // left neighbour's writes below raced this PE's read above (seen once on the H200s: 1044479 of
+  // the 1048579 bytes already held the neighbour's pattern). calloc's own barrier comes before.
+  ASSERT_EQ(mori_shmem_barrier_all(), 0);
   const int right = (me + 1) % n, left = (me + n - 1) % n;
   char* peerCopy = static_cast<char*>(mori_shmem_ptr(buf, right));
   ASSERT_NE(peerCopy, nullptr);
