@@ -140,6 +140,15 @@ class Rma : public ::testing::Test {
                                {15, 7, 0, true},
                                {16, 0, 0, true},
                                {17, 13, 5, true},
+                               // One thread's copy (copyThread): a word or a value at its
+                               // alignment, an 8-byte piece with 4-byte aligned ends, whole
+                               // vectors that leave 3, 1 and 3 for the predicated tail.
+                               {4, 4, 12, true},
+                               {8, 8, 8, true},
+                               {8, 8, 4, true},
+                               {48, 16, 32, true},
+                               {80, 32, 0, true},
+                               {112, 0, 16, true},
                                {255, 8, 8, true},
                                {4096 + 7, 3, 11, true},
                                {4096 + 7, 16, 0, false},

@@ -73,17 +73,27 @@ MORI_DEVICE_INLINE T* p2pAddress(const GpuStates& s, const Region& r, int pe, T*
   if (heapOffset < s.heap.size && pe < kInlinePes) return reinterpret_cast<T*>(s.inlineHeapP2pBase[pe] + heapOffset);
   return reinterpret_cast<T*>(gpu::loadReadOnly(&r.peers[pe].p2pBase) + (addr - r.base));
 }
-// `p` on `pe` if it is a heap object and `pe` a P2P PE with an inline window (the single-element
-// operations' inline fast path); null otherwise, and for an object that runs past the heap's end
-// (the general path reports it in checked builds).
+// The heap window on `pe` at `heapOffset` if the object lies in the heap (`inHeap`) and `pe` is a
+// P2P PE with an inline window (the operations' inline fast path); 0 otherwise, and for an object
+// that runs past the heap's end (the general path reports it in checked builds).
+MORI_DEVICE_INLINE uint64_t heapP2pWindow(const GpuStates& s, uint64_t heapOffset, bool inHeap, int pe) {
+  checkPe(s, pe);
+  if (inHeap && static_cast<unsigned>(pe) < kInlinePes && s.inlineTransport[pe] == static_cast<uint8_t>(Transport::P2P))
+    return s.inlineHeapP2pBase[pe] + heapOffset;
+  return 0;
+}
+// One element: any element fits in the heap, so its range test is one comparison.
 template <typename T>
 MORI_DEVICE_INLINE T* heapP2pAddress(const GpuStates& s, T* p, int pe) {
-  checkPe(s, pe);
   const uint64_t heapOffset = reinterpret_cast<uint64_t>(p) - s.heap.base;
-  if (heapOffset <= s.heap.size - sizeof(T) && static_cast<unsigned>(pe) < kInlinePes &&
-      s.inlineTransport[pe] == static_cast<uint8_t>(Transport::P2P))
-    return reinterpret_cast<T*>(s.inlineHeapP2pBase[pe] + heapOffset);
-  return nullptr;
+  return reinterpret_cast<T*>(heapP2pWindow(s, heapOffset, heapOffset <= s.heap.size - sizeof(T), pe));
+}
+// `bytes` from p (put and get).
+template <typename T>
+MORI_DEVICE_INLINE T* heapP2pRange(const GpuStates& s, T* p, size_t bytes, int pe) {
+  const uint64_t heapOffset = reinterpret_cast<uint64_t>(p) - s.heap.base;
+  return reinterpret_cast<T*>(
+      heapP2pWindow(s, heapOffset, heapOffset < s.heap.size && bytes <= s.heap.size - heapOffset, pe));
 }
 // `p` on `pe` as the peer's own virtual address (RDMA remote address).
 MORI_DEVICE_INLINE uint64_t remoteAddress(const Region& r, int pe, const void* p) {
