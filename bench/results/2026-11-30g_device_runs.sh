@@ -30,3 +30,9 @@ for b in exp/mori-shmem-perf-head mori-shmem-perf; do
   mpirun -np 2 tools/perf/$b shmem_get_latency -s thread -b 8 -e 64 -f 8 -n 5000 -w 500
   mpirun -np 2 tools/perf/$b shmem_atomic_bw -a add $P -b 8M -e 8M -n 100 -w 10 --msgrate
 done
+# Run 6, at b90d2bd: the GPU suite (41/41 passed), then 5 interleaved rounds of new /
+#   exp/mori-shmem-perf-simple{0,1} (the warp copy's aligned path a plain strided loop, without /
+#   with the line skew; built from b90d2bd with that change) / NVSHMEM:
+for b in mori-shmem-perf exp/mori-shmem-perf-simple0 exp/mori-shmem-perf-simple1; do
+  mpirun -np 2 tools/perf/$b shmem_put_bw -s warp $P -b 1M -e 32M -n 1000 -w 100
+done
