@@ -78,9 +78,12 @@ MORI_DEVICE_INLINE T* p2pAddress(const GpuStates& s, const Region& r, int pe, T*
 // that runs past the heap's end (the general path reports it in checked builds).
 MORI_DEVICE_INLINE uint64_t heapP2pWindow(const GpuStates& s, uint64_t heapOffset, bool inHeap, int pe) {
   checkPe(s, pe);
-  if (inHeap && static_cast<unsigned>(pe) < kInlinePes && s.inlineTransport[pe] == static_cast<uint8_t>(Transport::P2P))
-    return s.inlineHeapP2pBase[pe] + heapOffset;
-  return 0;
+  // Both inline entries are read whatever the tests say (the slot is kept in bounds), so the two
+  // constant loads issue together instead of the base's waiting for the transport byte.
+  const unsigned slot = static_cast<unsigned>(pe) % kInlinePes;
+  const uint64_t base = s.inlineHeapP2pBase[slot];
+  const bool p2p = s.inlineTransport[slot] == static_cast<uint8_t>(Transport::P2P);
+  return inHeap && static_cast<unsigned>(pe) < kInlinePes && p2p ? base + heapOffset : 0;
 }
 // One element: any element fits in the heap, so its range test is one comparison.
 template <typename T>
