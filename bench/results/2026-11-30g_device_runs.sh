@@ -36,3 +36,14 @@ done
 for b in mori-shmem-perf exp/mori-shmem-perf-simple0 exp/mori-shmem-perf-simple1; do
   mpirun -np 2 tools/perf/$b shmem_put_bw -s warp $P -b 1M -e 32M -n 1000 -w 100
 done
+# Run 7, at c6c0e74: the GPU suite (41/41 passed); 4 interleaved rounds of old
+#   (exp/mori-shmem-perf-b90d2bd) / new / NVSHMEM:
+for b in exp/mori-shmem-perf-b90d2bd mori-shmem-perf; do
+  mpirun -np 2 tools/perf/$b shmem_get_latency -s thread -b 8 -e 64 -f 8 -n 5000 -w 500
+  mpirun -np 2 tools/perf/$b shmem_p_latency -b 8 -e 8 -n 10000 -w 1000
+  mpirun -np 2 tools/perf/$b shmem_atomic_latency -a fetch_add -b 8 -e 8 -n 10000 -w 1000
+  mpirun -np 2 tools/perf/$b shmem_put_signal_ping_pong_latency -s thread -b 8 -e 8 -n 10000 -w 1000
+  mpirun -np 2 tools/perf/$b shmem_p_bw $P -b 8M -e 8M -n 200 -w 20 --msgrate
+done
+#   then the standard job: MORI_COMMIT=c6c0e74 tools/perf/run_benchmarks.sh /tmp/build-nv $OUT/bench
+#   (record 2026-11-30T1454Z_h200x2_perf_standard_commitc6c0e74.*; 2026-11-30T1455Z_*: the A/B)
