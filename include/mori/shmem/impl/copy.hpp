@@ -75,7 +75,8 @@ MORI_DEVICE_INLINE size_t lineSkew(uintptr_t dst, int shift, int size) {
 // eight byte stores (byte stores tripled the P2P put + quiet latency on the H200s).
 MORI_DEVICE_INLINE void copySmall(char* dst, const char* src, size_t n) {
   // A word or a value at its alignment is one access without the loop's chain of dependent width
-  // tests: one thread's 8-byte P2P get 0.133 -> 0.067 us (2026-11-30g_probes/copy_path_probe.cpp).
+  // tests: copyBytes of one thread's 8-byte P2P get 0.133 -> 0.075 us ("rawcopy" of
+  // bench/results/2026-11-30g_probes/get_path_probe2.cpp, runs 2 and 4 of 2026-11-30g).
   const uintptr_t ends = reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src);
   if (n == 8 && (ends & 7) == 0) {
     *reinterpret_cast<uint64_t*>(dst) = *reinterpret_cast<const uint64_t*>(src);
@@ -157,8 +158,10 @@ MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, in
 // One thread's copy (thread scope), shaped for latency: few dependent branches in front of the
 // accesses. Whole 16-byte vectors at 16-byte aligned ends go 4 at a time while more than 4
 // remain, the last 1-4 under predicates; up to 16 other bytes go through copySmall; anything else
-// through copyBytes. One thread's P2P get of 16 / 64 bytes, L1 hits: 0.121 / 0.156 -> 0.10 /
-// 0.107 us (bench/results/2026-11-30g_probes/copy_path_probe.cpp; the bare accesses 0.058 at 64).
+// through copyBytes. One thread's 64-byte P2P get, L1 hits: 0.156 us through copyBytes, 0.107 in
+// this form (its loop there without the pragma), 0.058 for the bare accesses
+// (bench/results/2026-11-30g_probes/copy_path_probe.cpp); with the put/get fast path
+// shmem_get_latency at 64 B 0.260 -> 0.182 us (bench/results/2026-11-30T1408Z_*).
 MORI_DEVICE_INLINE void copyThread(void* dstv, const void* srcv, size_t bytes) {
   char* dst = static_cast<char*>(dstv);
   const char* src = static_cast<const char*>(srcv);
