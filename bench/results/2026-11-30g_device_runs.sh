@@ -47,3 +47,5 @@ for b in exp/mori-shmem-perf-b90d2bd mori-shmem-perf; do
 done
 #   then the standard job: MORI_COMMIT=c6c0e74 tools/perf/run_benchmarks.sh /tmp/build-nv $OUT/bench
 #   (record 2026-11-30T1454Z_h200x2_perf_standard_commitc6c0e74.*; 2026-11-30T1455Z_*: the A/B)
+# Run 8, 1cd9398's test_rma (registered-buffer sweep) on a27fd49's library: the GPU suite (41/41
+#   passed), then mpirun -np 2 tests/gpu/test_rma --gtest_filter='RmaRegistered.*' (12/12).
