@@ -1,7 +1,7 @@
 // Contiguous RMA over the device API: put/get, blocking and not, in thread, warp and block
 // scope, sizes 1 B .. 256 MiB with odd sizes and unaligned offsets; every byte checked, and the
-// bytes around each destination checked untouched; the sweep on heap buffers and again on
-// registered buffers. Typed forms for every type; p/g.
+// bytes around each destination checked untouched; the sweep on heap buffers and again, up to
+// 4 MiB, on registered buffers. Typed forms for every type; p/g.
 #include <stdio.h>
 
 #include <algorithm>
