@@ -1,0 +1,35 @@
+#!/bin/bash
+# Device runs of 2026-11-30 (eighth session), all on nvidia-h200-x2. Build tree unpacked at
+# /tmp/build-nv; environment: OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 CUDA_MODULE_LOADING=EAGER MORI_SHMEM_HEAP_SIZE=1G;
+# NVSHMEM runs with LD_LIBRARY_PATH=$NVLIB (the nvidia-nvshmem-cu13 package's lib). Each A/B run
+# interleaves its variants round by round:
+#   for r in rounds; do for b in variants; do mpirun -np 2 -x MORI_SHMEM_HEAP_SIZE <bin> <args>
+#     --json ab/<tag>.<b>.<r>.json; done; done
+# Variant binaries are tools/perf/mori-shmem-perf relinked with bench_p.cpp.o compiled by the
+# build's own nvcc command from a changed tree (tools/perf/exp/mori-shmem-perf-<variant>).
+# Records: 2026-11-30T1616Z_h200x2_perf_standard_commit956ec1d.*, 2026-11-30T1630Z_h200x2_p_fast_path_test.json.
+P="-c 132 -t 1024"
+# Run 1, at 956ec1d: the GPU suite (41/41 passed), the standard job, then 4 rounds of both libraries:
+ctest -L gpu -E 'python_gpu|nic_model_rate' --timeout 90
+MORI_COMMIT=956ec1d MORI_PERF_RUN_TIMEOUT=40 tools/perf/run_benchmarks.sh /tmp/build-nv $OUT/bench
+for b in mori-shmem-perf mori-shmem-perf-nvshmem; do
+  mpirun -np 2 tools/perf/$b shmem_p_bw $P -b 8M -e 8M -n 200 -w 20 --msgrate
+  mpirun -np 2 tools/perf/$b shmem_p_bw -c 128 -t 1024 -b 8M -e 8M -n 200 -w 20 --msgrate
+  mpirun -np 2 tools/perf/$b shmem_p_bw $P -b 8448K -e 8448K -n 200 -w 20 --msgrate
+  mpirun -np 2 tools/perf/$b shmem_p_bw $P -b 8M -e 8M -n 1000 -w 20 --msgrate
+done
+# Run 2: pBwKernel's tid, threads and j as unsigned (mori, nvshmem) against the committed size_t
+# (moriSizet, nvshmemSizet), 5 rounds:
+#   mpirun -np 2 <bin> shmem_p_bw $P -b 8M -e 64M -f 8 -n 200 -w 20 --msgrate
+# Run 3: the unsigned kernel (mori, nvshmem) against the same kernel whose loop stores through
+# mori_shmem_ptr(dst, peer) / nvshmem_ptr(dst, peer), fetched once per iteration (moriRaw,
+# nvshmemRaw; moriRawHeap4G with MORI_SHMEM_HEAP_SIZE=4G), 4 rounds, same arguments.
+# Run 4: 956ec1d's bench_p.cpp, 5 rounds of -b 8M -e 8M -n 200 -w 20 --msgrate:
+#   mori; moriStd (-DMORI_SHMEM_STANDARD_CALLS=1); moriNocall (p's `pGeneral(...)` replaced by
+#   __trap()); moriNozero (p tests heapOffset <= size - 8, pe < 8 and the transport byte itself and
+#   stores to base + heapOffset, instead of testing the returned window pointer against 0);
+#   moriRaw (run 3's); nvshmem.
+# Run 5: as run 4 with moriFlag (the working tree that became the next commit: heapP2pWindow
+#   returns a flag, and the inline base, 0 unless P2P, decides without the transport byte) in
+#   place of moriNocall.
