@@ -159,8 +159,7 @@ Status Runtime::buildGpuStates() {
   s.heap = mem_->heapRegion();
   for (int pe = 0; pe < n && pe < kInlinePes; ++pe) {
     s.inlineTransport[pe] = table[pe];
-    // 0 unless P2P (only P2P peers and this PE are mapped): the device fast path tests this alone.
-    s.inlineHeapP2pBase[pe] = table[pe] == static_cast<uint8_t>(Transport::P2P) ? mem_->heapPeerWindow(pe).p2pBase : 0;
+    s.inlineHeapP2pBase[pe] = mem_->heapPeerWindow(pe).p2pBase;
   }
   s.regions = mem_->deviceRegions();
   s.numRegions = mem_->deviceRegionCount();

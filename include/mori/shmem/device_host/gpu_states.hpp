@@ -86,7 +86,7 @@ struct GpuStates {
   // constant memory in every module, which an acquire (a signal wait, a full fence) leaves cached,
   // whereas it invalidates L1, so a lookup in global memory after one costs an L2 round trip,
   // twice per put (measured on the H200s when quiet was a full fence: put + quiet 1.82 us, against
-  // 1.15-1.19 us raw). The base is 0 where the transport is not P2P.
+  // 1.15-1.19 us raw).
   uint8_t inlineTransport[kInlinePes];
   uint64_t inlineHeapP2pBase[kInlinePes];
   const Region* regions;       // [kMaxRegions] in GPU memory; regions[0] mirrors `heap`

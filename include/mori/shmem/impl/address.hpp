@@ -73,32 +73,30 @@ MORI_DEVICE_INLINE T* p2pAddress(const GpuStates& s, const Region& r, int pe, T*
   if (heapOffset < s.heap.size && pe < kInlinePes) return reinterpret_cast<T*>(s.inlineHeapP2pBase[pe] + heapOffset);
   return reinterpret_cast<T*>(gpu::loadReadOnly(&r.peers[pe].p2pBase) + (addr - r.base));
 }
-// The operations' inline fast path: true, with `*window` the object's address on `pe`, if the
-// object lies in the heap (`inHeap`) and `pe` is among the first kInlinePes PEs and reached by
-// P2P; false otherwise, and for an object that runs past the heap's end (the general path reports
-// it in checked builds). The inline base is 0 exactly where the transport is not P2P, so one
-// constant load decides, and callers branch on this flag, not on the address being nonzero, which
-// waited for the sum too (shmem_p_bw at 8 MiB 45.77 -> 46.10 G msg/s in 3 interleaved rounds;
-// bench/results/2026-11-30T1630Z_h200x2_p_fast_path_test.json).
-template <typename T>
-MORI_DEVICE_INLINE bool heapP2pWindow(const GpuStates& s, uint64_t heapOffset, bool inHeap, int pe, T** window) {
+// The heap window on `pe` at `heapOffset` if the object lies in the heap (`inHeap`) and `pe` is a
+// P2P PE with an inline window (the operations' inline fast path); 0 otherwise, and for an object
+// that runs past the heap's end (the general path reports it in checked builds).
+MORI_DEVICE_INLINE uint64_t heapP2pWindow(const GpuStates& s, uint64_t heapOffset, bool inHeap, int pe) {
   checkPe(s, pe);
-  // Read whatever the tests say (the slot is kept in bounds), so nvcc may hoist the load.
-  const uint64_t base = s.inlineHeapP2pBase[static_cast<unsigned>(pe) % kInlinePes];
-  *window = reinterpret_cast<T*>(base + heapOffset);
-  return inHeap && static_cast<unsigned>(pe) < kInlinePes && base != 0;
+  // Both inline entries are read whatever the tests say (the slot is kept in bounds), so the two
+  // constant loads issue together instead of the base's waiting for the transport byte.
+  const unsigned slot = static_cast<unsigned>(pe) % kInlinePes;
+  const uint64_t base = s.inlineHeapP2pBase[slot];
+  const bool p2p = s.inlineTransport[slot] == static_cast<uint8_t>(Transport::P2P);
+  return inHeap && static_cast<unsigned>(pe) < kInlinePes && p2p ? base + heapOffset : 0;
 }
 // One element: any element fits in the heap, so its range test is one comparison.
 template <typename T>
-MORI_DEVICE_INLINE bool heapP2pAddress(const GpuStates& s, T* p, int pe, T** remote) {
+MORI_DEVICE_INLINE T* heapP2pAddress(const GpuStates& s, T* p, int pe) {
   const uint64_t heapOffset = reinterpret_cast<uint64_t>(p) - s.heap.base;
-  return heapP2pWindow(s, heapOffset, heapOffset <= s.heap.size - sizeof(T), pe, remote);
+  return reinterpret_cast<T*>(heapP2pWindow(s, heapOffset, heapOffset <= s.heap.size - sizeof(T), pe));
 }
 // `bytes` from p (put and get).
 template <typename T>
-MORI_DEVICE_INLINE bool heapP2pRange(const GpuStates& s, T* p, size_t bytes, int pe, T** remote) {
+MORI_DEVICE_INLINE T* heapP2pRange(const GpuStates& s, T* p, size_t bytes, int pe) {
   const uint64_t heapOffset = reinterpret_cast<uint64_t>(p) - s.heap.base;
-  return heapP2pWindow(s, heapOffset, heapOffset < s.heap.size && bytes <= s.heap.size - heapOffset, pe, remote);
+  return reinterpret_cast<T*>(
+      heapP2pWindow(s, heapOffset, heapOffset < s.heap.size && bytes <= s.heap.size - heapOffset, pe));
 }
 // `p` on `pe` as the peer's own virtual address (RDMA remote address).
 MORI_DEVICE_INLINE uint64_t remoteAddress(const Region& r, int pe, const void* p) {

@@ -42,9 +42,8 @@ MORI_DEVICE_INLINE void scopeCopy(void* dst, const void* src, size_t bytes) {
 template <class S>
 MORI_DEVICE_INLINE void put(const GpuStates& s, void* dest, const void* src, size_t bytes, int pe, int qp,
                             bool blocking) {
-  void* remote;
-  // The general branch: registered regions, PEs past kInlinePes, RDMA, errors.
-  if (MORI_UNLIKELY(!heapP2pRange(s, dest, bytes, pe, &remote))) {
+  void* remote = heapP2pRange(s, dest, bytes, pe);
+  if (MORI_UNLIKELY(!remote)) {  // registered regions, PEs past kInlinePes, RDMA, errors
     const Region& r = regionOf(s, dest, bytes, pe);
     switch (transportTo(s, pe)) {
       case Transport::P2P: remote = p2pAddress(s, r, pe, dest); break;
@@ -60,8 +59,8 @@ MORI_DEVICE_INLINE void put(const GpuStates& s, void* dest, const void* src, siz
 template <class S>
 MORI_DEVICE_INLINE void get(const GpuStates& s, void* dest, const void* src, size_t bytes, int pe, int qp,
                             bool blocking) {
-  const void* remote;
-  if (MORI_UNLIKELY(!heapP2pRange(s, src, bytes, pe, &remote))) {
+  const void* remote = heapP2pRange(s, src, bytes, pe);
+  if (MORI_UNLIKELY(!remote)) {
     const Region& r = regionOf(s, src, bytes, pe);
     switch (transportTo(s, pe)) {
       case Transport::P2P: remote = p2pAddress(s, r, pe, src); break;
@@ -78,7 +77,7 @@ MORI_DEVICE_INLINE void get(const GpuStates& s, void* dest, const void* src, siz
 // Each has an inline fast path for the common target, a heap object on a P2P PE with an inline
 // window (heapP2pAddress), and one out-of-line general path for everything else (registered
 // regions, PEs past kInlinePes, RDMA, errors). The P2P access itself is one helper per operation,
-// used by both paths. The fast path is one heap test and one window base (0 unless P2P), both in
+// used by both paths. The fast path is one heap test, one transport byte and one base, all in
 // constant memory; a loop of these operations then carries one call, not three.
 // In a kernel capped at 64 registers that call costs a loop of p's its state, which ptxas keeps
 // in local memory around it (shmem_p_bw at 8 MiB 45.46 G msg/s against NVSHMEM's 45.79). With
@@ -108,8 +107,7 @@ MORI_SHMEM_OUT_OF_LINE void pGeneral(const GpuStates& s, T* dest, T value, int p
 
 template <typename T>
 MORI_DEVICE_INLINE void p(const GpuStates& s, T* dest, T value, int pe, int qp) {
-  T* remote;
-  if (heapP2pAddress(s, dest, pe, &remote)) return p2pP(remote, value);
+  if (T* remote = heapP2pAddress(s, dest, pe)) return p2pP(remote, value);
   pGeneral(s, dest, value, pe, qp);
 }
 
@@ -132,8 +130,7 @@ MORI_SHMEM_OUT_OF_LINE T gGeneral(const GpuStates& s, const T* src, int pe, int 
 
 template <typename T>
 MORI_DEVICE_INLINE T g(const GpuStates& s, const T* src, int pe, int qp) {
-  const T* remote;
-  if (heapP2pAddress(s, src, pe, &remote)) return p2pG(remote);
+  if (const T* remote = heapP2pAddress(s, src, pe)) return p2pG(remote);
   return gGeneral(s, src, pe, qp);
 }
 
@@ -165,8 +162,7 @@ MORI_SHMEM_OUT_OF_LINE void signalOpGeneral(const GpuStates& s, uint64_t* sig, u
 
 MORI_DEVICE_INLINE void signalOp(const GpuStates& s, uint64_t* sig, uint64_t value, SignalOp op, int pe, int qp,
                                  bool ordered) {
-  uint64_t* remote;
-  if (heapP2pAddress(s, sig, pe, &remote)) return p2pSignal(remote, value, op, ordered);
+  if (uint64_t* remote = heapP2pAddress(s, sig, pe)) return p2pSignal(remote, value, op, ordered);
   signalOpGeneral(s, sig, value, op, pe, qp, ordered);
 }
 
@@ -219,8 +215,7 @@ MORI_SHMEM_OUT_OF_LINE T amoGeneral(const GpuStates& s, Amo op, T* dest, T value
 
 template <typename T>
 MORI_DEVICE_INLINE T amo(const GpuStates& s, Amo op, T* dest, T value, T cond, int pe, int qp, bool fetch) {
-  T* remote;
-  if (heapP2pAddress(s, dest, pe, &remote)) return p2pAmo(op, remote, value, cond, fetch);
+  if (T* remote = heapP2pAddress(s, dest, pe)) return p2pAmo(op, remote, value, cond, fetch);
   return amoGeneral(s, op, dest, value, cond, pe, qp, fetch);
 }
 
