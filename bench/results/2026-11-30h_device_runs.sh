@@ -30,6 +30,20 @@ done
 #   __trap()); moriNozero (p tests heapOffset <= size - 8, pe < 8 and the transport byte itself and
 #   stores to base + heapOffset, instead of testing the returned window pointer against 0);
 #   moriRaw (run 3's); nvshmem.
-# Run 5: as run 4 with moriFlag (the working tree that became the next commit: heapP2pWindow
+# Run 5: as run 4 with moriFlag (the working tree that became ea26563: heapP2pWindow
 #   returns a flag, and the inline base, 0 unless P2P, decides without the transport byte) in
 #   place of moriNocall.
+# Run 6, ea26563's device code (before its type-only refactor; bench_p and bench_rma SASS
+#   identical): the GPU suite (41/41 passed), a standard job that is not kept (the script exported
+#   MORI_SHMEM_HEAP_SIZE=1G, overriding the tool's heap size: its 1 GiB lines failed to allocate),
+#   then 3 rounds of old (956ec1d's binary) / new / NVSHMEM:
+for b in exp/mori-shmem-perf-956ec1d mori-shmem-perf; do
+  mpirun -np 2 tools/perf/$b shmem_p_bw $P -b 8M -e 8M -n 200 -w 20 --msgrate
+  mpirun -np 2 tools/perf/$b shmem_get_latency -s thread -b 8 -e 64 -f 8 -n 5000 -w 500
+  mpirun -np 2 tools/perf/$b shmem_put_latency -s thread -b 8 -e 8 -n 10000 -w 1000
+  mpirun -np 2 tools/perf/$b shmem_put_bw -s warp $P -b 1M -e 2M -n 1000 -w 100
+done
+# Run 7, at ea26563 (no MORI_SHMEM_HEAP_SIZE): the GPU suite (41/41 passed), the standard job
+#   (record 2026-11-30T1651Z_h200x2_perf_standard_commitea26563.*), then 3 rounds as run 6 with
+#   shmem_put_latency -b 8 -e 64 -f 8 and shmem_p_latency -b 8 -e 8 -n 10000 -w 1000 added.
+#   ea26563 was reverted after it (see the record's findings).
