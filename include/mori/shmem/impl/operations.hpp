@@ -79,11 +79,13 @@ MORI_DEVICE_INLINE void get(const GpuStates& s, void* dest, const void* src, siz
 // regions, PEs past kInlinePes, RDMA, errors). The P2P access itself is one helper per operation,
 // used by both paths. The fast path is one heap test, one transport byte and one base, all in
 // constant memory; a loop of these operations then carries one call, not three.
-// In a kernel capped at 64 registers that call costs a loop of p's its state, which ptxas keeps
-// in local memory around it (shmem_p_bw at 8 MiB 45.46 G msg/s against NVSHMEM's 45.79). With
-// -DMORI_SHMEM_STANDARD_CALLS=1 (NVIDIA) p's and g's general paths keep the standard calling
-// convention and the loop keeps its state in registers: 45.68 over NVLink, and a loop of p's
-// into the local heap 250 -> 453 G msg/s (bench/results/2026-11-30T1157Z_*, 2026-11-30T1148Z_*).
+// In a kernel capped at 64 registers that call leaves a loop of p's only the registers its call
+// tree does not use: ptxas keeps the loop's state in local memory and reloads the hoisted window
+// base and transport byte every iteration (shmem_p_bw at 8 MiB about 1% under NVSHMEM and under
+// a raw store; with a trap in place of the call, level). With -DMORI_SHMEM_STANDARD_CALLS=1
+// (NVIDIA) p's and g's general paths keep the standard calling convention and the loop keeps its
+// state in registers: 46.08-46.24 G msg/s over NVLink (NVSHMEM 46.02-46.18), and a loop of p's
+// into the local heap 250 -> 453 G msg/s (bench/results/2026-11-30T1630Z_*, 2026-11-30T1148Z_*).
 // It is off by default for its compile time (see rdma_ops.hpp). An earlier try, a call through
 // a hidden pointer, also compiled slowly and recovered less
 // (bench/results/2026-11-30T0925Z_h200x2_element_general_path.json).

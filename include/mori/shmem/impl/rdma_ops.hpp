@@ -24,7 +24,7 @@
 // under the 64-register cap of a 1024-thread CTA, a loop of p's kept its state in local memory,
 // reloaded every iteration, though the call is rarely taken. Taking f's address makes ptxas keep
 // the convention, and the caller's state stays in callee-saved registers (a loop of p's into the
-// local heap 1.8x as fast from L2, shmem_p_bw +0.5% over NVLink). It is off by default because
+// local heap 1.8x as fast from L2, shmem_p_bw at 8 MiB +1.5%, level with NVSHMEM). Off by default:
 // ptxas then took 3.5-6.5x as long for kernels that also put or get (tests/gpu/test_rma.cpp
 // 52 -> 183 s with p's path, 324 s with g's too), 2-5x where it was tried on the atomics' or the
 // RDMA put/get paths (bench/results/2026-11-30T1200Z_cpu2_standard_call_compile_times.json).
