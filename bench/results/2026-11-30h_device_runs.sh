@@ -47,3 +47,18 @@ done
 #   (record 2026-11-30T1651Z_h200x2_perf_standard_commitea26563.*), then 3 rounds as run 6 with
 #   shmem_put_latency -b 8 -e 64 -f 8 and shmem_p_latency -b 8 -e 8 -n 10000 -w 1000 added.
 #   ea26563 was reverted after it (see the record's findings).
+# Run 8: tools/perf built with relocatable device code (record 2026-11-30T1724Z_h200x2_rdc_build_ab.json):
+#   each GPU source compiled with the build's nvcc command + -rdc=true -maxrregcount=64, then
+#   nvcc -dlink <objects> -o dlink.o and the build's host link with dlink.o -> exp/mori-shmem-perf-rdc.
+#   2 rounds of default (by mistake ea26563's stale binary) / rdc / NVSHMEM:
+for b in mori-shmem-perf exp/mori-shmem-perf-rdc; do
+  mpirun -np 2 tools/perf/$b shmem_p_bw $P -b 8M -e 8M -n 200 -w 20 --msgrate
+  mpirun -np 2 tools/perf/$b shmem_p_latency -b 8 -e 8 -n 10000 -w 1000
+  mpirun -np 2 tools/perf/$b shmem_get_latency -s thread -b 8 -e 64 -f 8 -n 5000 -w 500
+  mpirun -np 2 tools/perf/$b shmem_put_latency -s thread -b 8 -e 8 -n 10000 -w 1000
+  mpirun -np 2 tools/perf/$b shmem_put_bw -s warp $P -b 1M -e 2M -n 1000 -w 100
+  mpirun -np 2 tools/perf/$b shmem_atomic_bw -a add $P -b 8M -e 8M -n 100 -w 10 --msgrate
+  mpirun -np 2 tools/perf/$b shmem_put_signal_ping_pong_latency -s thread -b 8 -e 8 -n 10000 -w 1000
+done
+# Run 9 (default / std / rdc / NVSHMEM p_bw, 5 rounds, to settle runs 4-5 against run 8) was
+#   refused: no 2-GPU machine was lent any more.

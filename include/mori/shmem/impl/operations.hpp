@@ -84,8 +84,9 @@ MORI_DEVICE_INLINE void get(const GpuStates& s, void* dest, const void* src, siz
 // base and transport byte every iteration (shmem_p_bw at 8 MiB about 1% under NVSHMEM and under
 // a raw store; with a trap in place of the call, level). With -DMORI_SHMEM_STANDARD_CALLS=1
 // (NVIDIA) p's and g's general paths keep the standard calling convention and the loop keeps its
-// state in registers: 46.08-46.24 G msg/s over NVLink (NVSHMEM 46.02-46.18), and a loop of p's
-// into the local heap 250 -> 453 G msg/s (bench/results/2026-11-30T1630Z_*, 2026-11-30T1148Z_*).
+// state in registers: 46.08-46.24 G msg/s over NVLink in one set of rounds (NVSHMEM
+// 46.02-46.18), and a loop of p's into the local heap 250 -> 453 G msg/s
+// (bench/results/2026-11-30T1630Z_*, 2026-11-30T1148Z_*; T1724Z_* for a result that disagrees).
 // It is off by default for its compile time (see rdma_ops.hpp). An earlier try, a call through
 // a hidden pointer, also compiled slowly and recovered less
 // (bench/results/2026-11-30T0925Z_h200x2_element_general_path.json).
