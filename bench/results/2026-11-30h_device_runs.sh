@@ -25,14 +25,16 @@ done
 # Run 3: the unsigned kernel (mori, nvshmem) against the same kernel whose loop stores through
 # mori_shmem_ptr(dst, peer) / nvshmem_ptr(dst, peer), fetched once per iteration (moriRaw,
 # nvshmemRaw; moriRawHeap4G with MORI_SHMEM_HEAP_SIZE=4G), 4 rounds, same arguments.
-# Run 4: 956ec1d's bench_p.cpp, 5 rounds of -b 8M -e 8M -n 200 -w 20 --msgrate:
-#   mori; moriStd (-DMORI_SHMEM_STANDARD_CALLS=1); moriNocall (p's `pGeneral(...)` replaced by
-#   __trap()); moriNozero (p tests heapOffset <= size - 8, pe < 8 and the transport byte itself and
-#   stores to base + heapOffset, instead of testing the returned window pointer against 0);
-#   moriRaw (run 3's); nvshmem.
-# Run 5: as run 4 with moriFlag (the working tree that became ea26563: heapP2pWindow
-#   returns a flag, and the inline base, 0 unless P2P, decides without the transport byte) in
-#   place of moriNocall.
+# Run 4: run 2's bench_p.cpp (unsigned loop index) in every binary, 5 rounds of -b 8M -e 8M -n 200
+#   -w 20 --msgrate: mori (956ec1d's headers); moriStd (-DMORI_SHMEM_STANDARD_CALLS=1); moriNocall
+#   (p's `pGeneral(...)` replaced by __trap()); moriNozero (p tests heapOffset <= size - 8, pe < 8
+#   and the transport byte itself and stores to base + heapOffset, instead of testing the
+#   returned window pointer against 0); moriRaw (run 3's); nvshmem.
+# Run 5: as run 4 with moriFlag in place of moriNocall: the working tree that became ea26563
+#   (heapP2pWindow returns a flag, and the inline base, 0 unless P2P, decides without the
+#   transport byte), built with the committed bench_p.cpp (size_t index; run 2: the index alone
+#   moves nothing in the default build).
+# From run 6 on every binary has the committed bench_p.cpp (size_t index).
 # Run 6, ea26563's device code (before its type-only refactor; bench_p and bench_rma SASS
 #   identical): the GPU suite (41/41 passed), a standard job that is not kept (the script exported
 #   MORI_SHMEM_HEAP_SIZE=1G, overriding the tool's heap size: its 1 GiB lines failed to allocate),
