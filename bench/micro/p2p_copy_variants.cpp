@@ -1,5 +1,5 @@
 // Micro-benchmark behind the P2P block copy (impl/copy.hpp): where does putmem_nbi_block lose
-// to the SM store ceiling (FACTS.md: 367-370 GB/s with 16-byte stores, block put 348)? GPU 0
+// to the SM store ceiling (367-370 GB/s with 16-byte stores, block put 348 on 2 x H200)? GPU 0
 // writes into GPU 1 through peer access, 132 CTAs x 1024 threads, each CTA moving its share of
 // the buffer per iteration, as shmem_put_bw does. Variants:
 //   library      impl::copyBytes, what putmem_nbi_block runs

@@ -45,8 +45,8 @@ inline std::string version() {
 }
 inline const char* heapSizeVariable() { return "NVSHMEM_SYMMETRIC_SIZE"; }
 
-// Before init: NVLink multicast stays off (NVSHMEM_DISABLE_NVLS=1; FACTS.md): set when unset, and
-// any other value is refused rather than overridden.
+// Before init: NVLink multicast stays off (NVSHMEM_DISABLE_NVLS=1, the GPU machines' rule): set when
+// unset, and any other value is refused rather than overridden.
 inline bool prepareEnvironment(std::string* error) {
   const char* v = getenv("NVSHMEM_DISABLE_NVLS");
   if (!v) {

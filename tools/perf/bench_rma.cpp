@@ -10,7 +10,7 @@
 // reading GPU's L2 (50 MB on H100/H200) is served from it after the first iteration, so get
 // bandwidth below that size is not link bandwidth (the first 2xH200 run showed 0.9-3.5 TB/s).
 // Likewise a P2P get latency is an L1 hit from the second iteration on: weak loads of peer memory
-// allocate in the reader's L1 (bench/results/2026-11-30d_probes/get_forms_probe.cu).
+// allocate in the reader's L1 (runs 3-4 of bench/results/2026-11-30d_device_runs.sh).
 // Verification: the destination must hold the source PE's pattern for this step, byte for byte,
 // and the kGuardBytes after it must still hold the poison written before the run.
 #include "tools/perf/harness.hpp"
