@@ -61,16 +61,22 @@ inline void skipWithoutGpu(const char* example) {
   }
 }
 
-// Call after mori_shmem_init, in examples whose kernels wait for each other across PEs: kernels
-// of two processes that share a GPU do not run at the same time, so such a wait never ends.
-// Every PE of a node reaches the same decision; nodes are assumed alike.
+// Call after mori_shmem_init, in examples whose kernels wait for each other across PEs: such a
+// wait ends only if the GPU runs the kernels of the PEs that share it at the same time (one PE
+// per GPU, CUDA MPS on NVIDIA, the hardware scheduler on AMD). Every PE of a node reaches the
+// same decision; nodes are assumed alike.
 inline void skipIfPesShareGpus(const char* example) {
-  int gpus = 0;
+  int gpus = 0, device = 0;
   CHECK_HIP(hipGetDeviceCount(&gpus));
+  CHECK_HIP(hipGetDevice(&device));
   const int local = mori_shmem_team_n_pes(MORI_SHMEM_TEAM_NODE);
-  if (local <= gpus) return;
+  const int perGpu = (local + gpus - 1) / gpus;
+  char how[256] = "";
+  const int concurrent = mori_shmem_gpu_sharing_concurrent(device, perGpu, how, sizeof(how));
+  if (concurrent == 1) return;
   if (mori_shmem_team_my_pe(MORI_SHMEM_TEAM_NODE) == 0)
-    printf("SKIPPED: %s: needs one GPU per PE (%d PEs on this node, %d GPUs)\n", example, local, gpus);
+    printf("SKIPPED: %s: %d PEs share each GPU and their kernels cannot run at the same time (%s)\n", example, perGpu,
+           how);
   CHECK_SHMEM(mori_shmem_finalize());
   exit(kExitSkipped);
 }

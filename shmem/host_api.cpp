@@ -1,6 +1,8 @@
 // The host C API (mori/shmem.h): argument checks and status conversion around the Runtime.
+#include <stdio.h>
 #include <string.h>
 
+#include "application/context/gpu_sharing.hpp"
 #include "mori/shmem.h"
 #include "shmem/runtime.hpp"
 
@@ -193,4 +195,14 @@ MORI_API int mori_shmem_device_error(char* buf, size_t len) {
   if (!rec || rec->code == 0) return 0;
   if (buf && len) mori::shmem::formatDeviceError(*rec, buf, len);
   return 1;
+}
+
+MORI_API int mori_shmem_gpu_sharing_concurrent(int device, int processes, char* how, size_t len) {
+  if (processes < 1 || device < 0)
+    return code(MORI_FAIL(Status::InvalidUsage, log::kInit,
+                          "mori_shmem_gpu_sharing_concurrent: device %d, processes %d (need >= 0 and >= 1)", device,
+                          processes));
+  const mori::context::GpuSharing s = mori::context::gpuSharing(device, processes);
+  if (how && len) snprintf(how, len, "%s", s.how.c_str());
+  return s.concurrent ? 1 : 0;
 }

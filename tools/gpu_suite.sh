@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The GPU suite, for a machine with GPUs (the 2xH200 box: Ubuntu, nvcc, cmake, ninja, OpenMPI,
+# The GPU suite, for a machine with GPUs (the H200 boxes: Ubuntu, nvcc, cmake, ninja, OpenMPI,
 # GoogleTest, rdma-core headers, no internet). Configures and builds (or uses a prebuilt tree),
 # runs every GPU test under mpirun through ctest, runs the benchmarks, and prints a short
 # summary table last. Logs go to $OUT (default ./gpu-suite-out).
+# With fewer NVIDIA GPUs than the suites' largest PE count (4), it starts CUDA MPS for the job
+# (tools/mps.sh; stopped at exit, failures included) so that PEs sharing a GPU run their kernels
+# concurrently; suites that cannot run that way skip, saying why.
 #
 #   tools/gpu_suite.sh                  everything
 #   SUITE_TESTS=regex tools/gpu_suite.sh   only matching tests
@@ -25,6 +28,15 @@ row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
 nvidia-smi -L >"$OUT/gpus.txt" 2>&1 || echo "no nvidia-smi" >"$OUT/gpus.txt"
 ngpu=$(grep -c '^GPU' "$OUT/gpus.txt" || true)
 row "GPUs" "$ngpu"
+# shellcheck source=tools/mps.sh
+. "$ROOT/tools/mps.sh"
+if [ "${ngpu:-0}" -ge 1 ] && [ "$ngpu" -lt 4 ]; then
+  if mps_start >"$OUT/mps.log" 2>&1; then
+    row "CUDA MPS" "on: PEs share the GPU(s) ($(tail -1 "$OUT/mps.log"))"
+  else
+    row "CUDA MPS" "unavailable ($(tail -1 "$OUT/mps.log")): suites whose PEs wait in kernels skip"
+  fi
+fi
 
 if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -S "$ROOT" -B "$BUILD" -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release \
@@ -49,6 +61,7 @@ if [ "$tests" != none ]; then
   while read -r line; do row "  failed" "$line"; done < <(grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Exception)' "$OUT/ctest-gpu.log" | sed 's/^ *//')
   skipped=$(grep -c "Not Run\|Skipped" "$OUT/ctest-gpu.log" || true)
   row "  skipped" "$skipped"
+  while read -r line; do row "  skip reason" "$line"; done < <(grep -hoE "SKIPPED[^\n]*" "$OUT/ctest-gpu.log" | sort | uniq -c | sed 's/^ *//')
 fi
 
 if [ "${SUITE_BENCH:-1}" != 0 ] && [ -x "$ROOT/tools/perf/run_benchmarks.sh" ]; then

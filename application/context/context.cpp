@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "application/context/gpu_sharing.hpp"
 #include "application/context/transport_table.hpp"
 #include "mori/platform/gpu_runtime.hpp"
 #include "src/common/gpu_check.hpp"
@@ -67,10 +68,37 @@ Status Context::create(bootstrap::Bootstrap& boot, const env::Config& cfg, std::
       if (pe == c->myPe_) c->nodeRank_ = static_cast<int>(c->nodePes_.size());
       c->nodePes_.push_back(pe);
     }
+  c->warnIfGpuSharedWithoutConcurrency();
   for (int pe = 0; pe < c->nPes_; ++pe)
     MORI_LOG_DEBUG(log::kInit, "transport to PE %d: %s", pe, transportName(c->transports_[pe]));
   *out = std::move(c);
   return Status::Success;
+}
+
+// PEs of this host that use the same GPU (same UUID) can only wait for each other inside kernels
+// if the GPU runs their kernels concurrently; say so once, at init, on the node's first PE.
+void Context::warnIfGpuSharedWithoutConcurrency() {
+  const PeInfo& me = peers_[myPe_];
+  std::string sharing;
+  int count = 0;
+  for (int pe : nodePes_)
+    if (memcmp(peers_[pe].uuid, me.uuid, sizeof(me.uuid)) == 0) {
+      sharing += (count ? "," : "") + std::to_string(pe);
+      ++count;
+    }
+  sharedGpuPes_ = count;
+  if (count <= 1) return;
+  const GpuSharing s = gpuSharing(gpu_, count);
+  if (s.concurrent) {
+    MORI_LOG_INFO(log::kInit, "PE %d: PEs %s share GPU %s; %s", myPe_, sharing.c_str(), me.pciBusId, s.how.c_str());
+    return;
+  }
+  if (sharing.rfind(std::to_string(myPe_), 0) != 0) return;  // the sharing set's first PE reports
+  MORI_LOG_WARN(log::kInit,
+                "PEs %s share GPU %s and their kernels cannot run at the same time (%s): device-side waits "
+                "between them (signals, barriers, RDMA completions) will not complete; run them with CUDA MPS "
+                "(docs/MULTIPLE_PES_PER_GPU.md) or one PE per GPU",
+                sharing.c_str(), me.pciBusId, s.how.c_str());
 }
 
 Status Context::gatherIdentities() {

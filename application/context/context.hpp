@@ -43,6 +43,8 @@ class Context {
   // PEs on this host (world numbering, ascending); this PE's index among them.
   const std::vector<int>& nodePes() const { return nodePes_; }
   int nodeRank() const { return nodeRank_; }
+  // PEs of this host on this PE's GPU, this one included.
+  int sharedGpuPes() const { return sharedGpuPes_; }
   rdma::Device* rdmaDevice() const { return rdma_.get(); }
   bootstrap::Bootstrap& bootstrap() const { return boot_; }
 
@@ -56,6 +58,7 @@ class Context {
   explicit Context(bootstrap::Bootstrap& boot) : boot_(boot) {}
   Status gatherIdentities();
   Status probeP2P(std::vector<uint8_t>* row) const;
+  void warnIfGpuSharedWithoutConcurrency();
 
   bootstrap::Bootstrap& boot_;
   int myPe_ = 0, nPes_ = 0, gpu_ = 0;
@@ -63,6 +66,7 @@ class Context {
   std::vector<shmem::Transport> transports_;
   std::vector<int> nodePes_;
   int nodeRank_ = 0;
+  int sharedGpuPes_ = 1;
   std::unique_ptr<rdma::Device> rdma_;
   uint32_t numQp_ = 0;
   std::vector<std::unique_ptr<rdma::Endpoint>> endpoints_;

@@ -162,6 +162,13 @@ int mori_shmem_quiet_on_stream(mori_shmem_stream_t stream);
  * context has failed. */
 int mori_shmem_device_error(char* buf, size_t len);
 
+/* Whether kernels of `processes` processes that use GPU `device` (an ordinal of this process) run
+ * at the same time: 1 yes, 0 no, negative on bad arguments. With 0, device-side waits between
+ * those processes (signals, barriers, RDMA completions) never end: on NVIDIA start CUDA MPS
+ * (docs/MULTIPLE_PES_PER_GPU.md). `how` (NULL allowed) receives the mechanism or the reason.
+ * Reads driver state only; callable before mori_shmem_init. */
+int mori_shmem_gpu_sharing_concurrent(int device, int processes, char* how, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,7 +7,7 @@
 
 #include "tests/gpu/gpu_test_util.hpp"
 
-MORI_TEST_REQUIRES_GPU(1, 1, 1);
+MORI_TEST_REQUIRES_GPU(1, 1);
 
 namespace {
 

@@ -8,7 +8,7 @@
 
 #include "tests/gpu/gpu_test_util.hpp"
 
-MORI_TEST_REQUIRES_GPU(1, 2, 2);  // host logic and write -> barrier -> read: PEs may share a GPU
+MORI_TEST_REQUIRES_GPU(2, 2);  // host logic and write -> barrier -> read: PEs may share a GPU
 
 namespace {
 

@@ -9,7 +9,7 @@
 
 #include "tests/gpu/gpu_test_util.hpp"
 
-MORI_TEST_REQUIRES_GPU(1, 2, 2);  // write -> barrier -> read only: PEs may share a GPU
+MORI_TEST_REQUIRES_GPU(2, 2);  // write -> barrier -> read only: PEs may share a GPU
 MORI_TEST_WITH_SHMEM();
 
 namespace {
@@ -104,7 +104,7 @@ class Rma : public ::testing::Test {
     HIP_OK(hipDeviceSynchronize());
     ASSERT_EQ(mori_shmem_barrier_all(), 0);
     const int threads = SC == Sc::Thread ? 128 : 256;
-    const int blocks = c.oneCall ? 1 : (c.bytes > (64u << 20) ? 132 : 8);
+    const int blocks = c.oneCall ? 1 : gridShare(c.bytes > (64u << 20) ? 132 : 8);
     const size_t units = SC == Sc::Thread ? static_cast<size_t>(blocks) * threads
                          : SC == Sc::Warp ? static_cast<size_t>(blocks) * (threads / gpuWaveSize())
                                           : static_cast<size_t>(blocks);

@@ -10,15 +10,24 @@ namespace mori::test {
 
 struct Requirement {
   bool gpu = false;
-  int minGpus = 0;
   int minPes = 1;
-  int maxPesPerGpu = 0;  // 0: no limit
+  // PEs that may share one GPU whose kernels of different processes cannot run at the same time
+  // (0: any number). Suites whose PEs wait for each other inside kernels say 1: they run with
+  // several PEs per GPU only where the GPU runs them concurrently (CUDA MPS, AMD's HWS).
+  int maxPesPerGpu = 0;
 };
 
 int worldRank();
 int worldSize();
 bool gpuAvailable(std::string* why);
 int gpuCount();
+// PEs of this host that use this PE's GPU, this one included (test main: local rank modulo the
+// visible GPUs, as mori_shmem_init chooses).
+int pesOnMyGpu();
+// Blocks for a grid that would take `wanted` (e.g. one per SM) if it had the GPU to itself: with
+// PEs sharing the GPU, this PE's share of its SMs less one, so that kernels on other streams (the
+// NIC model's) still find room beside every PE's grid. At least 1.
+int gridShare(int wanted);
 
 // Prints failures (only) of non-zero PEs, tagged with the PE.
 class FailurePrinter : public ::testing::EmptyTestEventListener {
@@ -36,14 +45,13 @@ class FailurePrinter : public ::testing::EmptyTestEventListener {
 }  // namespace mori::test
 
 // A GPU suite declares what it needs once, at namespace scope in one of its sources.
-#define MORI_TEST_REQUIRES_GPU(minGpus_, minPes_, maxPesPerGpu_) \
-  mori::test::Requirement mori_test_requirement() {              \
-    mori::test::Requirement r;                                   \
-    r.gpu = true;                                                \
-    r.minGpus = (minGpus_);                                      \
-    r.minPes = (minPes_);                                        \
-    r.maxPesPerGpu = (maxPesPerGpu_);                            \
-    return r;                                                    \
+#define MORI_TEST_REQUIRES_GPU(minPes_, maxPesPerGpu_) \
+  mori::test::Requirement mori_test_requirement() {    \
+    mori::test::Requirement r;                         \
+    r.gpu = true;                                      \
+    r.minPes = (minPes_);                              \
+    r.maxPesPerGpu = (maxPesPerGpu_);                  \
+    return r;                                          \
   }
 #define MORI_TEST_REQUIRES_PES(minPes_)             \
   mori::test::Requirement mori_test_requirement() { \

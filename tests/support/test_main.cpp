@@ -11,6 +11,7 @@ mori::test::Requirement mori_test_requirement();
 #include <stdlib.h>
 
 #include "mori/platform/gpu_runtime.hpp"
+#include "mori/shmem.h"
 
 namespace mori::test {
 
@@ -44,10 +45,59 @@ int gpuCount() {
   return hipGetDeviceCount(&n) == hipSuccess ? n : 0;
 }
 
+namespace {
+int gPesOnMyGpu = 1;
+
+// Counts the PEs of this host that land on this PE's GPU (local rank modulo the GPU count) and
+// makes that GPU current, as mori_shmem_init would choose it.
+int countPesOnMyGpu(int gpus) {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int localRank = 0, localSize = 1;
+  MPI_Comm_rank(node, &localRank);
+  MPI_Comm_size(node, &localSize);
+  MPI_Comm_free(&node);
+  if (gpus <= 0) return localSize;
+  const int mine = localRank % gpus;
+  (void)hipSetDevice(mine);
+  int count = 0;
+  for (int r = 0; r < localSize; ++r) count += r % gpus == mine;
+  return count;
+}
+
+// Whether this suite can run with `pes` PEs on this PE's GPU; why not, or how, in *why.
+bool gpuShareAllowed(const Requirement& req, int pes, std::string* why) {
+  if (req.maxPesPerGpu <= 0 || pes <= req.maxPesPerGpu) return true;
+  int dev = 0;
+  (void)hipGetDevice(&dev);
+  char how[256] = "";
+  const int c = mori_shmem_gpu_sharing_concurrent(dev, pes, how, sizeof(how));
+  if (c == 1) {
+    *why = std::to_string(pes) + " PEs share GPU " + std::to_string(dev) + ": " + how;
+    return true;
+  }
+  *why = std::to_string(pes) + " PEs share GPU " + std::to_string(dev) + " and this suite's PEs wait for each other " +
+         "inside kernels, which needs their kernels to run at the same time: " + how +
+         " (start CUDA MPS; tools/gpu_suite.sh does)";
+  return false;
+}
+}  // namespace
+
+int pesOnMyGpu() { return gPesOnMyGpu; }
+
+int gridShare(int wanted) {
+  if (gPesOnMyGpu <= 1) return wanted;
+  int dev = 0, sms = 0;
+  (void)hipGetDevice(&dev);
+  if (hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, dev) != hipSuccess || sms <= 0) return 1;
+  const int share = sms / gPesOnMyGpu - 1;
+  return share < 1 ? 1 : (share < wanted ? share : wanted);
+}
+
 }  // namespace mori::test
 
 // Weak default: host suites need no GPU. GPU suites define kRequirement in their sources via
-// MORI_TEST_REQUIRES_GPU(minGpus, minPes, maxPesPerGpu).
+// MORI_TEST_REQUIRES_GPU(minPes, maxPesPerGpu).
 __attribute__((weak)) mori::test::Requirement mori_test_requirement() { return {}; }
 
 int main(int argc, char** argv) {
@@ -60,15 +110,10 @@ int main(int argc, char** argv) {
   if (req.gpu) {
     if (!mori::test::gpuAvailable(&why)) {
       runnable = false;
-    } else if (mori::test::gpuCount() < req.minGpus) {
-      why = "needs " + std::to_string(req.minGpus) + " GPUs, " + std::to_string(mori::test::gpuCount()) + " visible";
-      runnable = false;
-    } else if (req.maxPesPerGpu > 0 && size > req.maxPesPerGpu * mori::test::gpuCount()) {
-      why = "runs at most " + std::to_string(req.maxPesPerGpu) +
-            " PE(s) per GPU (spin-waits across processes "
-            "sharing a GPU deadlock); " +
-            std::to_string(size) + " PEs on " + std::to_string(mori::test::gpuCount()) + " GPU(s)";
-      runnable = false;
+    } else {
+      mori::test::gPesOnMyGpu = mori::test::countPesOnMyGpu(mori::test::gpuCount());
+      runnable = mori::test::gpuShareAllowed(req, mori::test::gPesOnMyGpu, &why);
+      if (runnable && !why.empty() && rank == 0) printf("note: %s\n", why.c_str());
     }
   }
   if (size < req.minPes) {

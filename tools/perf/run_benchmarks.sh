@@ -14,6 +14,10 @@
 # directory recorded at configure time (bootstrap and transport plugins live there); NVLink
 # multicast stays off for both (NCCL_NVLS_ENABLE=0, NVSHMEM_DISABLE_NVLS=1).
 #
+# With fewer than two visible GPUs the two PEs share one (run it under CUDA MPS: tools/run.sh
+# starts it); the summary then says that the figures are one GPU's memory, not an interconnect,
+# and judges only the ratios to NVSHMEM (summarize.py --shared-gpu).
+#
 # Exit status: 0 when every run exited 0; 1 when one failed (a failed verification included);
 # 2 on bad usage. Unmet targets are reported in the summary, not in the exit status.
 set -u -o pipefail
@@ -99,7 +103,11 @@ commit=${MORI_COMMIT:-$(git -C "$here" rev-parse --verify -q HEAD 2> /dev/null |
 date_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 machine=$(nvidia-smi -L 2> /dev/null || rocm-smi --showproductname 2> /dev/null ||
   echo "unknown (no nvidia-smi or rocm-smi)")
+shared=()
+ngpu=$("$build/tools/info/mori-shmem-info" 2> /dev/null | sed -n 's/^GPUs: \([0-9][0-9]*\).*/\1/p')
+[ -n "$ngpu" ] || ngpu=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU' || true)
+if [ "${ngpu:-0}" -lt 2 ]; then shared=(--shared-gpu); fi
 python3 "$here/summarize.py" --list "$list" --runs "$runs_tsv" --out "$out" --commit "$commit" --date "$date_utc" \
-  --machine "$machine" || status=1
+  --machine "$machine" "${shared[@]}" || status=1
 echo "== summary: $out/bench_summary.txt, combined JSON: $out/bench_results.json"
 exit $status

@@ -9,6 +9,9 @@ mori-shmem-perf wrote, then writes
   <out>/bench_results.json  one document for bench/results/: commit, UTC date, machine, every
                             command line and its exit code, every row, the targets' verdicts.
 Repeated ids (e.g. three shmem_init_time jobs) are reduced to the median of each row.
+With --shared-gpu (the PEs shared one GPU, e.g. under CUDA MPS) the figures measure one GPU's
+memory, not an interconnect: the summary says so on top, absolute targets (set for NVLink) are
+not judged ("n/a"), and only the ratios to NVSHMEM in the same job count.
 Exit status: 0 when every run exited 0, 1 otherwise (unmet targets are reported, not failures).
 """
 
@@ -116,7 +119,11 @@ def fmt(v, digits=3):
     return f"{v:.{digits}f}" if abs(v) < 1000 else f"{v:.1f}"
 
 
-def summarize(list_path, runs_path, out_dir, commit, date, machine):
+SHARED_GPU_NOTE = ("PEs SHARE ONE GPU (no interconnect): every figure measures one GPU's memory and L2; compare "
+                   "mori-shmem with NVSHMEM only as ratios within this job, never with NVLink or RDMA figures")
+
+
+def summarize(list_path, runs_path, out_dir, commit, date, machine, shared_gpu=False):
     runs_list, targets = parse_list(list_path)
     runs = read_runs(runs_path)
     values, meta = load_results(runs)
@@ -143,6 +150,8 @@ def summarize(list_path, runs_path, out_dir, commit, date, machine):
             if not t["min_size"] <= size <= t["max_size"]:
                 continue
             row["target"] = t["condition"]
+            if shared_gpu and t["op"] != "ratio>=":
+                continue  # an absolute target is an interconnect figure: not judged here
             if t["op"] == ">=":
                 row["target_met"] = mori is not None and mori >= t["value"]
             elif t["op"] == "<=":
@@ -156,15 +165,18 @@ def summarize(list_path, runs_path, out_dir, commit, date, machine):
     for t in targets:
         rows = [r for r in table if r["target"] == t["condition"] and (r["id"], r["scope"], r["metric"]) ==
                 (t["id"], t["scope"], t["metric"]) and t["min_size"] <= r["size"] <= t["max_size"]]
+        judged = not (shared_gpu and t["op"] != "ratio>=")
         verdicts.append({"description": t["description"], "id": t["id"], "scope": t["scope"], "metric": t["metric"],
                          "sizes": f"{size_text(t['min_size'])}..{size_text(t['max_size'])}",
-                         "condition": t["condition"], "rows": len(rows),
-                         "met": bool(rows) and all(r["target_met"] for r in rows),
+                         "condition": t["condition"], "rows": len(rows), "judged": judged,
+                         "met": (bool(rows) and all(r["target_met"] for r in rows)) if judged else None,
                          "mori": [r["mori"] for r in rows], "nvshmem": [r["nvshmem"] for r in rows]})
 
     failed = [r for r in runs if r["exit_code"] != 0]
     lines = []
     lines.append(f"mori-shmem-perf summary  commit {commit}  {date}")
+    if shared_gpu:
+        lines.append(f"  {SHARED_GPU_NOTE}")
     for m in machine.splitlines():
         lines.append(f"  {m}")
     lines.append("ratio = mori-shmem / NVSHMEM (latency and init time: lower is better, so < 1 is faster); "
@@ -181,10 +193,11 @@ def summarize(list_path, runs_path, out_dir, commit, date, machine):
                      f"{fmt(r['mori']):>10} {fmt(r['nvshmem']):>10} {fmt(r['ratio'], 2):>6} "
                      f"{(r['target'] or '-'):>11} {met:>4} {floor:>5}")
     lines.append("")
-    lines.append("targets (issue 4):")
+    lines.append("targets:")
     for v in verdicts:
         got = [x for x in v["mori"] if x is not None]
-        state = "NO DATA" if not v["rows"] else ("MET" if v["met"] else "NOT MET")
+        state = ("N/A: PEs share one GPU" if not v["judged"] else
+                 "NO DATA" if not v["rows"] else ("MET" if v["met"] else "NOT MET"))
         span = f"mori-shmem {fmt(min(got))}..{fmt(max(got))}" if got else "no mori-shmem value"
         lines.append(f"  [{state}] {v['description']}  ({v['condition']} over {v['rows']} row(s); {span})")
     below = [r for r in table if r["floor_met"] is False]
@@ -200,13 +213,14 @@ def summarize(list_path, runs_path, out_dir, commit, date, machine):
         "commit": commit,
         "date_utc": date,
         "machine": machine.splitlines(),
+        "topology": SHARED_GPU_NOTE if shared_gpu else "one PE per GPU",
         "list": os.path.basename(list_path),
         "runs": [{k: r.get(k) for k in ("id", "backend", "command", "exit_code", "seconds", "result")}
                  for r in runs],
         "rows": table,
         "targets": verdicts,
-        "targets_met": sum(v["met"] for v in verdicts),
-        "targets_total": len(verdicts),
+        "targets_met": sum(bool(v["met"]) for v in verdicts),
+        "targets_total": sum(v["judged"] for v in verdicts),
         "all_runs_ok": not failed,
     }
     os.makedirs(out_dir, exist_ok=True)
@@ -226,8 +240,9 @@ def main(argv):
     p.add_argument("--commit", default="unknown")
     p.add_argument("--date", default="unknown")
     p.add_argument("--machine", default="unknown")
+    p.add_argument("--shared-gpu", action="store_true", help="the PEs shared one GPU (no interconnect)")
     a = p.parse_args(argv)
-    text, doc = summarize(a.list, a.runs, a.out, a.commit, a.date, a.machine)
+    text, doc = summarize(a.list, a.runs, a.out, a.commit, a.date, a.machine, a.shared_gpu)
     sys.stdout.write(text)
     return 0 if doc["all_runs_ok"] else 1
 

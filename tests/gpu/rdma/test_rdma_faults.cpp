@@ -18,7 +18,7 @@
 
 #include "tests/gpu/gpu_test_util.hpp"
 
-MORI_TEST_REQUIRES_GPU(2, 2, 1);
+MORI_TEST_REQUIRES_GPU(2, 1);
 
 namespace {
 

@@ -137,6 +137,21 @@ def main():
         check(combined["targets_met"] == 3 and combined["targets_total"] == 4, "target tally")
         check("FAILED (exit 3) nvshmem init" in text, "failed run listed in the summary")
         check("NOT MET" in text and "[MET]" in text, "verdicts in the summary")
+        check(combined["topology"] == "one PE per GPU" and "SHARE ONE GPU" not in text, "topology: one PE per GPU")
+
+        # PEs sharing one GPU: said on top and in the JSON; absolute targets not judged, ratios are.
+        out2 = os.path.join(tmp, "out-shared")
+        text2, res2 = s.summarize(lst, tsv, out2, "abc123", "2025-01-01T00:00:00Z", "GPU 0: H200", shared_gpu=True)
+        check("PEs SHARE ONE GPU" in text2.splitlines()[1], "shared GPU said on the summary's second line")
+        check("SHARE ONE GPU" in res2["topology"], "shared GPU recorded in the JSON")
+        v2 = {v["description"]: v for v in res2["targets"]}
+        check(v2["put at least 300"]["judged"] is False and v2["put at least 300"]["met"] is None,
+              "absolute target not judged with a shared GPU")
+        check(v2["put 1.2x nvshmem at 1M"]["met"] is True, "ratio target still judged with a shared GPU")
+        check(res2["targets_total"] == 1 and res2["targets_met"] == 1, "tally counts judged targets only")
+        rows2 = {(r["id"], r["scope"], r["metric"], r["size"]): r for r in res2["rows"]}
+        check(rows2[("put", "block", "BW", 2 * M)]["target_met"] is None, "row's absolute target not judged")
+        check("N/A: PEs share one GPU" in text2, "n/a verdicts in the shared-GPU summary")
 
         # A target naming an id that no run has is an error.
         bad = os.path.join(tmp, "bad.list")

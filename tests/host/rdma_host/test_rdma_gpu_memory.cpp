@@ -16,7 +16,7 @@ using mori::Status;
 namespace platform = mori::platform;
 namespace rdma = mori::rdma;
 
-MORI_TEST_REQUIRES_GPU(1, 1, 0)
+MORI_TEST_REQUIRES_GPU(1, 0)
 
 TEST(RdmaGpuMemory, QueueBufferIsPageAlignedAndZeroed) {
   rdma::GpuBuffer b;
