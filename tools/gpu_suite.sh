@@ -12,6 +12,7 @@
 #   SUITE_BENCH=0 / SUITE_TESTS=none    skip benchmarks / tests
 #   MORI_GPU_BUILD=dir                  build tree to use (created if absent)
 #   SUITE_BUILD=0                       use MORI_GPU_BUILD as it is (built elsewhere)
+#   SUITE_EXCLUDE=regex                 tests to leave out; SUITE_TEST_TIMEOUT=s per test (600)
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$ROOT/gpu-suite-out}
@@ -55,7 +56,7 @@ fi
 tests=${SUITE_TESTS:-.}
 if [ "$tests" != none ]; then
   start=$(date +%s)
-  ctest --test-dir "$BUILD" -L gpu -R "$tests" --output-on-failure --timeout 600 >"$OUT/ctest-gpu.log" 2>&1
+  ctest --test-dir "$BUILD" -L gpu -R "$tests" -E "${SUITE_EXCLUDE:-^$}" --output-on-failure --timeout "${SUITE_TEST_TIMEOUT:-600}" >"$OUT/ctest-gpu.log" 2>&1
   summary=$(grep -E "tests passed|tests failed" "$OUT/ctest-gpu.log" | tail -1)
   row "GPU tests" "${summary:-no result} ($(( $(date +%s) - start )) s)"
   while read -r line; do row "  failed" "$line"; done < <(grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Exception)' "$OUT/ctest-gpu.log" | sed 's/^ *//')
