@@ -38,14 +38,23 @@ if(MORI_GPU_PLATFORM STREQUAL "amd")
       set(MORI_GPU_ARCHS "gfx942;gfx950")
     endif()
   endif()
+  # Links and configure checks name the targets too: hipcc without --offload-arch runs
+  # rocm_agent_enumerator, which prints a Python traceback on a machine without the AMD driver.
+  # Its clang leaves per-compile temporary folders behind: they go to the build tree, not /tmp.
+  set(_mori_arch_flags "")
   foreach(_arch IN LISTS MORI_GPU_ARCHS)
     add_compile_options($<$<COMPILE_LANGUAGE:CXX>:--offload-arch=${_arch}>)
+    add_link_options($<$<LINK_LANGUAGE:CXX>:--offload-arch=${_arch}>)
+    string(APPEND _mori_arch_flags " --offload-arch=${_arch}")
   endforeach()
+  file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/tmp)
+  set_property(GLOBAL PROPERTY RULE_LAUNCH_COMPILE "${CMAKE_COMMAND} -E env TMPDIR=${CMAKE_BINARY_DIR}/tmp")
+  set_property(GLOBAL PROPERTY RULE_LAUNCH_LINK "${CMAKE_COMMAND} -E env TMPDIR=${CMAKE_BINARY_DIR}/tmp")
   # hipcc (ROCm 5.x) forces every device function inline (-amdgpu-early-inline-all,
   # -amdgpu-function-calls=false) unless told --hipcc-func-supp: the RDMA path, meant to be
   # compiled once per module and called, would be inlined at every call site (minutes per file).
   include(CheckCXXSourceCompiles)
-  set(CMAKE_REQUIRED_FLAGS "--hipcc-func-supp")
+  set(CMAKE_REQUIRED_FLAGS "--hipcc-func-supp${_mori_arch_flags}")
   check_cxx_source_compiles("int main() { return 0; }" MORI_HIPCC_FUNC_SUPP)
   unset(CMAKE_REQUIRED_FLAGS)
   if(MORI_HIPCC_FUNC_SUPP)
