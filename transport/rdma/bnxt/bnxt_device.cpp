@@ -12,12 +12,9 @@
 #include <vector>
 
 #include "mori/transport/rdma/providers/provider.hpp"
-#include "src/platform_host/gpu_memory_export.hpp"
 #include "transport/rdma/bnxt/bnxt_dv_abi.hpp"
 #include "transport/rdma/core/device_selection.hpp"
-#include "transport/rdma/core/endpoint_layout.hpp"
-#include "transport/rdma/core/gpu_buffer.hpp"
-#include "transport/rdma/core/memory_registration.hpp"
+#include "transport/rdma/core/gpu_queue_endpoint.hpp"
 #include "transport/rdma/core/verbs_device.hpp"
 #include "transport/rdma/core/verbs_qp_connect.hpp"
 
@@ -41,59 +38,46 @@ Status loadBroadcomApi(bnxt_dv::BroadcomApi* api, std::string* why) {
     }
     return Status::NotSupported;
   }
-  struct Sym {
-    const char* name;
-    void** slot;
-  } syms[] = {
-      {"bnxt_re_dv_umem_reg", reinterpret_cast<void**>(&api->umemReg)},
-      {"bnxt_re_dv_umem_dereg", reinterpret_cast<void**>(&api->umemDereg)},
-      {"bnxt_re_dv_create_cq", reinterpret_cast<void**>(&api->createCq)},
-      {"bnxt_re_dv_destroy_cq", reinterpret_cast<void**>(&api->destroyCq)},
-      {"bnxt_re_dv_create_qp", reinterpret_cast<void**>(&api->createQp)},
-      {"bnxt_re_dv_destroy_qp", reinterpret_cast<void**>(&api->destroyQp)},
-      {"bnxt_re_dv_modify_qp", reinterpret_cast<void**>(&api->modifyQp)},
-      {"bnxt_re_dv_init_obj", reinterpret_cast<void**>(&api->initObj)},
-      {"bnxt_re_dv_get_default_db_region", reinterpret_cast<void**>(&api->getDefaultDbRegion)},
-  };
-  for (const Sym& s : syms) {
-    *s.slot = dlsym(lib, s.name);
-    if (!*s.slot) {
-      *why = std::string(kLib) + " lacks " + s.name;
-      return Status::NotSupported;
-    }
+  const std::string missing =
+      bindSymbols(lib, {
+                           {"bnxt_re_dv_umem_reg", reinterpret_cast<void**>(&api->umemReg)},
+                           {"bnxt_re_dv_umem_dereg", reinterpret_cast<void**>(&api->umemDereg)},
+                           {"bnxt_re_dv_create_cq", reinterpret_cast<void**>(&api->createCq)},
+                           {"bnxt_re_dv_destroy_cq", reinterpret_cast<void**>(&api->destroyCq)},
+                           {"bnxt_re_dv_create_qp", reinterpret_cast<void**>(&api->createQp)},
+                           {"bnxt_re_dv_destroy_qp", reinterpret_cast<void**>(&api->destroyQp)},
+                           {"bnxt_re_dv_modify_qp", reinterpret_cast<void**>(&api->modifyQp)},
+                           {"bnxt_re_dv_init_obj", reinterpret_cast<void**>(&api->initObj)},
+                           {"bnxt_re_dv_get_default_db_region", reinterpret_cast<void**>(&api->getDefaultDbRegion)},
+                       });
+  if (!missing.empty()) {
+    *why = std::string(kLib) + " lacks " + missing;
+    return Status::NotSupported;
   }
   return Status::Success;
 }
 
 class BnxtDevice;
 
-class BnxtEndpoint final : public Endpoint {
+class BnxtEndpoint final : public GpuQueueEndpoint {
  public:
-  BnxtEndpoint(BnxtDevice& dev, const EndpointConfig& cfg) : dev_(dev), cfg_(cfg) {}
+  BnxtEndpoint(BnxtDevice& dev, const EndpointConfig& cfg);
   ~BnxtEndpoint() override;
-  Status create();
-  EndpointWireInfo localInfo() const override { return local_; }
-  Status connect(const EndpointWireInfo& remote) override;
-  const EndpointDevice& deviceHandle() const override { return handle_; }
-  size_t deviceMemoryBytes() const override { return layout_.totalBytes; }
 
  private:
+  Status checkDeviceLimits() override;
+  Status createQueues() override;
+  Status connectQueuePair(const EndpointWireInfo& remote, int pathMtu) override;
+
   Status registerUmem();
+  Status createCq();
+  Status createQp();
+  Status mapDoorbellPage();
 
   BnxtDevice& dev_;
-  EndpointConfig cfg_;
-  EndpointLayout layout_;
-  GpuBuffer buf_;
   void* umem_ = nullptr;
-  bool umemDmabuf_ = false;
   ibv_cq* cq_ = nullptr;
   ibv_qp* qp_ = nullptr;
-  ibv_mr* atomicMr_ = nullptr;
-  uint64_t* doorbellHost_ = nullptr;
-  void* doorbellGpu_ = nullptr;
-  bool connected_ = false;
-  EndpointWireInfo local_{};
-  EndpointDevice handle_{};
 };
 
 class BnxtDevice final : public VerbsDevice {
@@ -104,10 +88,7 @@ class BnxtDevice final : public VerbsDevice {
     return Status::Success;
   }
   Status createEndpoint(const EndpointConfig& cfg, std::unique_ptr<Endpoint>* out) override {
-    auto ep = std::make_unique<BnxtEndpoint>(*this, cfg);
-    MORI_TRY(ep->create());
-    *out = std::move(ep);
-    return Status::Success;
+    return GpuQueueEndpoint::make<BnxtEndpoint>(*this, cfg, out);
   }
   const bnxt_dv::BroadcomApi& dv() const { return dv_; }
 
@@ -115,61 +96,50 @@ class BnxtDevice final : public VerbsDevice {
   bnxt_dv::BroadcomApi dv_{};
 };
 
+BnxtEndpoint::BnxtEndpoint(BnxtDevice& dev, const EndpointConfig& cfg) : GpuQueueEndpoint(dev, cfg), dev_(dev) {}
+
+Status BnxtEndpoint::checkDeviceLimits() {
+  if (static_cast<int64_t>(cfg_.sqDepth) > dev_.deviceAttr().max_qp_wr)
+    return MORI_FAIL(Status::InvalidUsage, log::kRdma, "MORI_SHMEM_QP_DEPTH=%u exceeds %s's max_qp_wr %d", cfg_.sqDepth,
+                     dev_.name(), dev_.deviceAttr().max_qp_wr);
+  return Status::Success;
+}
+
+Status BnxtEndpoint::createQueues() {
+  MORI_TRY(registerUmem());
+  MORI_TRY(createCq());
+  MORI_TRY(createQp());
+  MORI_TRY(mapDoorbellPage());
+  handle_.qpn = qp_->qp_num;
+  handle_.sqDbrec = nullptr;
+  handle_.sqDoorbell = doorbell();
+  handle_.cqDbrec = nullptr;
+  handle_.cqDoorbell = doorbell();
+  handle_.providerWord = 0;  // path MTU known at connect()
+  return Status::Success;
+}
+
 Status BnxtEndpoint::registerUmem() {
   const bnxt_dv::BroadcomApi& dv = dev_.dv();
-  std::string dmabufNote = "the GPU driver exported no dma-buf";
-  int fd = -1;
-  uint64_t offset = 0;
-  if (ok(platform::exportDmabuf(buf_.data(), buf_.size(), &fd, &offset))) {
+  auto reg = [&](int fd, uint64_t) -> void* {
     bnxt_dv::UmemRegAttr in{};
     in.addr = buf_.data();
     in.size = buf_.size();
     in.access_flags = IBV_ACCESS_LOCAL_WRITE;
-    in.pgsz_bitmap = ~uint64_t{0} & ~(uint64_t{dev_.pageBytes()} - 1);
-    in.comp_mask = bnxt_dv::kUmemFlagDmabuf;
     in.dmabuf_fd = fd;
-    errno = 0;
-    umem_ = dv.umemReg(dev_.context(), &in);
-    const int err = errno;
-    close(fd);
-    if (umem_) {
-      umemDmabuf_ = true;
-      return Status::Success;
+    if (fd >= 0) {
+      in.pgsz_bitmap = ~uint64_t{0} & ~(uint64_t{dev_.pageBytes()} - 1);
+      in.comp_mask = bnxt_dv::kUmemFlagDmabuf;
     }
-    dmabufNote = std::string("bnxt_re_dv_umem_reg(dma-buf) failed: ") + (err ? strerror(err) : "no errno");
-    MORI_LOG_INFO(log::kRdma, "%s: %s; trying the virtual address", dev_.name(), dmabufNote.c_str());
-  }
-  bnxt_dv::UmemRegAttr in{};
-  in.addr = buf_.data();
-  in.size = buf_.size();
-  in.access_flags = IBV_ACCESS_LOCAL_WRITE;
-  in.dmabuf_fd = -1;
-  errno = 0;
-  umem_ = dv.umemReg(dev_.context(), &in);
-  if (!umem_)
-    return MORI_FAIL(Status::System, log::kRdma,
-                     "bnxt_re_dv_umem_reg(%s, %p, %zu bytes of GPU memory) failed: %s; dma-buf path: %s", dev_.name(),
-                     static_cast<void*>(buf_.data()), buf_.size(), errno ? strerror(errno) : "no errno",
-                     dmabufNote.c_str());
-  return Status::Success;
+    return dv.umemReg(dev_.context(), &in);
+  };
+  return registerQueueUmem("bnxt_re_dv_umem_reg", "bnxt_re_dv_umem_reg", nullptr, reg, &umem_);
 }
 
-Status BnxtEndpoint::create() {
-  const char* dev = dev_.name();
+// The CQ over buf_, and its hardware id (what the GPU's CQ doorbell carries).
+Status BnxtEndpoint::createCq() {
   const bnxt_dv::BroadcomApi& dv = dev_.dv();
-  MORI_TRY(validateQpDepth(cfg_.sqDepth, "MORI_SHMEM_QP_DEPTH"));
-  if (static_cast<int64_t>(cfg_.sqDepth) > dev_.deviceAttr().max_qp_wr)
-    return MORI_FAIL(Status::InvalidUsage, log::kRdma, "MORI_SHMEM_QP_DEPTH=%u exceeds %s's max_qp_wr %d", cfg_.sqDepth,
-                     dev, dev_.deviceAttr().max_qp_wr);
-  MORI_TRY(endpointLayout(Provider::Bnxt, cfg_.sqDepth, dev_.pageBytes(), &layout_));
-  MORI_TRY(GpuBuffer::create(layout_.allocBytes, dev_.pageBytes(), &buf_));
-  std::vector<uint8_t> cqImage(layout_.cqBytes);
-  Bnxt::initCompletionQueue(cqImage.data(), layout_.cqDepth);
-  MORI_TRY(buf_.upload(layout_.cqOffset, cqImage.data(), cqImage.size()));
-  MORI_TRY(registerUmem());
-  MORI_TRY(registerGpuMemory(dev_.api(), dev_.pd(), dev, buf_.data() + layout_.atomicOffset, layout_.atomicBytes,
-                             IBV_ACCESS_LOCAL_WRITE, &atomicMr_));
-
+  const char* dev = dev_.name();
   bnxt_dv::CqInitAttr cqAttr{};
   cqAttr.umem_handle = umem_;
   cqAttr.cq_umem_offset = layout_.cqOffset;
@@ -189,7 +159,11 @@ Status BnxtEndpoint::create() {
   if (dvCq.cqe_size != Bnxt::kCqeBytes)
     return MORI_FAIL(Status::NotSupported, log::kRdma, "%s: CQE size %u, the bnxt completion format reads %u-byte CQEs",
                      dev, dvCq.cqe_size, Bnxt::kCqeBytes);
+  handle_.cqn = dvCq.cqn;
+  return Status::Success;
+}
 
+Status BnxtEndpoint::createQp() {
   bnxt_dv::QpInitAttr q{};
   q.qp_type = IBV_QPT_RC;
   q.max_send_wr = layout_.sqDepth;
@@ -215,44 +189,21 @@ Status BnxtEndpoint::create() {
   q.rq_slots = Bnxt::kSlotBytes / bnxt::kHwSlotBytes;
   q.rq_wqe_sz = Bnxt::kSlotBytes;
   errno = 0;
-  qp_ = dv.createQp(dev_.pd(), &q);
+  qp_ = dev_.dv().createQp(dev_.pd(), &q);
   if (!qp_)
-    return MORI_FAIL(Status::System, log::kRdma, "bnxt_re_dv_create_qp(%s, RC, %u WQEs in GPU memory) failed: %s", dev,
-                     layout_.sqDepth, errno ? strerror(errno) : "no errno");
-
-  bnxt_dv::DbRegionAttr db{};
-  rc = dv.getDefaultDbRegion(dev_.context(), &db);
-  if (rc != 0 || !db.dbr)
-    return MORI_FAIL(Status::System, log::kRdma, "bnxt_re_dv_get_default_db_region(%s) failed: %s", dev,
-                     strerror(rc ? rc : EIO));
-  MORI_TRY(platform::mapMmioForGpu(db.dbr, sizeof(uint64_t), &doorbellGpu_));
-  doorbellHost_ = db.dbr;
-
-  local_ = dev_.wireInfo(qp_->qp_num);
-  uint8_t* base = buf_.data();
-  handle_.provider = Provider::Bnxt;
-  handle_.qpn = qp_->qp_num;
-  handle_.sq = base + layout_.sqOffset;
-  handle_.sqDepth = layout_.sqDepth;
-  handle_.sqSlotShift = layout_.sqSlotShift;
-  handle_.sqDbrec = nullptr;
-  handle_.sqDoorbell = static_cast<uint64_t*>(doorbellGpu_);
-  handle_.cq = base + layout_.cqOffset;
-  handle_.cqDepth = layout_.cqDepth;
-  handle_.cqn = dvCq.cqn;
-  handle_.cqDbrec = nullptr;
-  handle_.cqDoorbell = static_cast<uint64_t*>(doorbellGpu_);
-  handle_.atomicResults = reinterpret_cast<uint64_t*>(base + layout_.atomicOffset);
-  handle_.slotState = reinterpret_cast<uint32_t*>(base + layout_.slotStateOffset);
-  handle_.atomicLkey = atomicMr_->lkey;
-  handle_.providerWord = 0;  // path MTU known at connect()
-  handle_.state = reinterpret_cast<EndpointState*>(base + layout_.stateOffset);
-  handle_.peer = cfg_.peer;
-  handle_.qpIndex = cfg_.qpIndex;
-  MORI_LOG_DEBUG(log::kRdma, "%s: QP 0x%x (CQ 0x%x) for PE %d #%u: depth %u, %zu bytes of GPU memory, umem via %s", dev,
-                 handle_.qpn, handle_.cqn, cfg_.peer, cfg_.qpIndex, cfg_.sqDepth, layout_.totalBytes,
-                 umemDmabuf_ ? "dma-buf" : "virtual address");
+    return MORI_FAIL(Status::System, log::kRdma, "bnxt_re_dv_create_qp(%s, RC, %u WQEs in GPU memory) failed: %s",
+                     dev_.name(), layout_.sqDepth, errno ? strerror(errno) : "no errno");
   return Status::Success;
+}
+
+// The context's default doorbell page carries both the SQ and the CQ doorbells.
+Status BnxtEndpoint::mapDoorbellPage() {
+  bnxt_dv::DbRegionAttr db{};
+  const int rc = dev_.dv().getDefaultDbRegion(dev_.context(), &db);
+  if (rc != 0 || !db.dbr)
+    return MORI_FAIL(Status::System, log::kRdma, "bnxt_re_dv_get_default_db_region(%s) failed: %s", dev_.name(),
+                     strerror(rc ? rc : EIO));
+  return mapDoorbell(db.dbr, sizeof(uint64_t));
 }
 
 int modifyThroughDv(ibv_qp* qp, ibv_qp_attr* attr, int mask, void* cookie) {
@@ -260,22 +211,15 @@ int modifyThroughDv(ibv_qp* qp, ibv_qp_attr* attr, int mask, void* cookie) {
   return dv->modifyQp(qp, attr, mask, 0, 0);
 }
 
-Status BnxtEndpoint::connect(const EndpointWireInfo& remote) {
-  if (connected_)
-    return MORI_FAIL(Status::InvalidUsage, log::kRdma, "%s QP 0x%x (PE %d #%u) is already connected", dev_.name(),
-                     handle_.qpn, cfg_.peer, cfg_.qpIndex);
-  int mtu = 0;
-  MORI_TRY(dev_.checkRemote(remote, handle_.qpn, &mtu));
+Status BnxtEndpoint::connectQueuePair(const EndpointWireInfo& remote, int mtu) {
   // The search table starts from this QP's first send PSN, in the path MTU's packet units.
   handle_.providerWord = Bnxt::makeProviderWord(static_cast<uint32_t>(mtuBytes(mtu)), /*psnSearchExtFormat=*/false);
   std::vector<uint8_t> table(Bnxt::psnTableBytes(layout_.sqDepth, handle_.providerWord));
   Bnxt::initPsnTable(table.data(), layout_.sqDepth, handle_.providerWord, local_.psn);
   MORI_TRY(
       buf_.upload(layout_.sqOffset + (size_t{layout_.sqDepth} << layout_.sqSlotShift), table.data(), table.size()));
-  MORI_TRY(connectRcQp(dev_, modifyThroughDv, const_cast<bnxt_dv::BroadcomApi*>(&dev_.dv()), qp_, local_.psn, remote,
-                       mtu, cfg_.peer, cfg_.qpIndex));
-  connected_ = true;
-  return Status::Success;
+  return connectRcQp(dev_, modifyThroughDv, const_cast<bnxt_dv::BroadcomApi*>(&dev_.dv()), qp_, local_.psn, remote, mtu,
+                     cfg_.peer, cfg_.qpIndex);
 }
 
 BnxtEndpoint::~BnxtEndpoint() {
@@ -285,10 +229,8 @@ BnxtEndpoint::~BnxtEndpoint() {
     MORI_LOG_WARN(log::kRdma, "%s: bnxt_re_dv_destroy_qp failed: %s", dev, strerror(errno));
   if (cq_ && dv.destroyCq(cq_) != 0)
     MORI_LOG_WARN(log::kRdma, "%s: bnxt_re_dv_destroy_cq failed: %s", dev, strerror(errno));
-  if (atomicMr_) (void)deregisterGpuMemory(dev_.api(), dev, atomicMr_);
   if (umem_ && dv.umemDereg(umem_) != 0)
     MORI_LOG_WARN(log::kRdma, "%s: bnxt_re_dv_umem_dereg failed: %s", dev, strerror(errno));
-  if (doorbellGpu_) (void)platform::unmapMmioForGpu(doorbellHost_);
 }
 
 }  // namespace

@@ -179,6 +179,15 @@ void* loadProviderLibrary(const char* stem, const std::vector<std::string>& sona
   return lib;
 }
 
+std::string bindSymbols(void* lib, std::initializer_list<SymbolSlot> syms) {
+  std::string missing;
+  for (const SymbolSlot& s : syms) {
+    *s.slot = dlsym(lib, s.name);
+    if (!*s.slot) missing += (missing.empty() ? "" : ", ") + std::string(s.name);
+  }
+  return missing;
+}
+
 int queryPort(const VerbsApi& api, ibv_context* ctx, uint8_t port, ibv_port_attr* out) {
   memset(out, 0, sizeof(*out));
   verbs_context* vctx = verbs_get_ctx_op(ctx, query_port);

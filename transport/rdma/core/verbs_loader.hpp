@@ -9,6 +9,7 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,15 @@ const Mlx5Api* mlx5Api(std::string* why);
 // itself loaded for the device is preferred (found among the loaded objects by file-name stem,
 // e.g. libibverbs/libbnxt_re-rdmav34.so); else the first of `sonames` that loads. Null with *why.
 void* loadProviderLibrary(const char* stem, const std::vector<std::string>& sonames, std::string* why);
+
+// One function of a provider's direct-verbs table and the member its address goes to.
+struct SymbolSlot {
+  const char* name;
+  void** slot;
+};
+// Resolves every entry of `syms` in `lib` (missing ones stay null); returns the names of those
+// missing, comma-separated ("" when none).
+std::string bindSymbols(void* lib, std::initializer_list<SymbolSlot> syms);
 
 // ibv_query_port without the inline wrapper: the context's extended op when present (full
 // struct ibv_port_attr), else the legacy library entry.

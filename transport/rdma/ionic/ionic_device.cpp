@@ -12,10 +12,7 @@
 #include <vector>
 
 #include "mori/transport/rdma/providers/provider.hpp"
-#include "src/platform_host/gpu_memory_export.hpp"
-#include "transport/rdma/core/endpoint_layout.hpp"
-#include "transport/rdma/core/gpu_buffer.hpp"
-#include "transport/rdma/core/memory_registration.hpp"
+#include "transport/rdma/core/gpu_queue_endpoint.hpp"
 #include "transport/rdma/core/verbs_device.hpp"
 #include "transport/rdma/core/verbs_qp_connect.hpp"
 #include "transport/rdma/ionic/ionic_dv_abi.hpp"
@@ -32,22 +29,15 @@ constexpr uint32_t kIonicRdmaVersion = 2;
 Status loadIonicApi(ionic_dv::Api* api, std::string* why) {
   void* lib = loadProviderLibrary(kLib, {"libionic.so.1", "libionic.so"}, why);
   if (!lib) return Status::NotSupported;
-  struct Sym {
-    const char* name;
-    void** slot;
-  } syms[] = {
-      {"ionic_dv_pd_set_sqcmb", reinterpret_cast<void**>(&api->pdSetSqCmb)},
-      {"ionic_dv_pd_set_rqcmb", reinterpret_cast<void**>(&api->pdSetRqCmb)},
-      {"ionic_dv_get_ctx", reinterpret_cast<void**>(&api->getCtx)},
-      {"ionic_dv_get_cq", reinterpret_cast<void**>(&api->getCq)},
-      {"ionic_dv_get_qp", reinterpret_cast<void**>(&api->getQp)},
-      {"ionic_dv_qp_get_udma_idx", reinterpret_cast<void**>(&api->qpGetUdmaIdx)},
-  };
-  std::string missing;
-  for (const Sym& s : syms) {
-    *s.slot = dlsym(lib, s.name);
-    if (!*s.slot) missing += (missing.empty() ? "" : ", ") + std::string(s.name);
-  }
+  const std::string missing =
+      bindSymbols(lib, {
+                           {"ionic_dv_pd_set_sqcmb", reinterpret_cast<void**>(&api->pdSetSqCmb)},
+                           {"ionic_dv_pd_set_rqcmb", reinterpret_cast<void**>(&api->pdSetRqCmb)},
+                           {"ionic_dv_get_ctx", reinterpret_cast<void**>(&api->getCtx)},
+                           {"ionic_dv_get_cq", reinterpret_cast<void**>(&api->getCq)},
+                           {"ionic_dv_get_qp", reinterpret_cast<void**>(&api->getQp)},
+                           {"ionic_dv_qp_get_udma_idx", reinterpret_cast<void**>(&api->qpGetUdmaIdx)},
+                       });
   if (!missing.empty()) {
     *why = std::string(kLib) + " lacks " + missing +
            ": rdma-core's ionic can place rings in GPU memory (parent-domain allocator) but does not report the "
@@ -59,37 +49,34 @@ Status loadIonicApi(ionic_dv::Api* api, std::string* why) {
 
 class IonicDevice;
 
-class IonicEndpoint final : public Endpoint {
+class IonicEndpoint final : public GpuQueueEndpoint {
  public:
-  IonicEndpoint(IonicDevice& dev, const EndpointConfig& cfg) : dev_(dev), cfg_(cfg) {}
+  IonicEndpoint(IonicDevice& dev, const EndpointConfig& cfg);
   ~IonicEndpoint() override;
-  Status create();
-  EndpointWireInfo localInfo() const override { return local_; }
-  Status connect(const EndpointWireInfo& remote) override;
-  const EndpointDevice& deviceHandle() const override { return handle_; }
-  size_t deviceMemoryBytes() const override { return bytes_; }
+  // The endpoint's own buffer plus the rings libionic allocated through allocRing.
+  size_t deviceMemoryBytes() const override { return buf_.size() + ringBytes_; }
 
  private:
+  Status createQueues() override;
+  Status connectQueuePair(const EndpointWireInfo& remote, int pathMtu) override;
+
+  Status allocParent();
+  Status createCq();
+  Status createQp();
+  Status adoptRings();
+  Status mapDoorbellPage();
+
   static void* allocRing(ibv_pd* pd, void* self, size_t size, size_t alignment, uint64_t type);
   static void freeRing(ibv_pd* pd, void* self, void* ptr, uint64_t type);
   bool ownsRing(const void* p) const;
 
   IonicDevice& dev_;
-  EndpointConfig cfg_;
-  EndpointLayout layout_;
-  GpuBuffer buf_;                 // EndpointState and atomic scratch
   std::vector<GpuBuffer> rings_;  // what libionic allocated through us
   std::string allocError_;
-  size_t bytes_ = 0;
+  size_t ringBytes_ = 0;
   ibv_pd* parent_ = nullptr;
   ibv_cq_ex* cq_ = nullptr;
   ibv_qp* qp_ = nullptr;
-  ibv_mr* atomicMr_ = nullptr;
-  uint64_t* doorbellHost_ = nullptr;
-  void* doorbellGpu_ = nullptr;
-  bool connected_ = false;
-  EndpointWireInfo local_{};
-  EndpointDevice handle_{};
 };
 
 class IonicDevice final : public VerbsDevice {
@@ -103,10 +90,7 @@ class IonicDevice final : public VerbsDevice {
     return Status::Success;
   }
   Status createEndpoint(const EndpointConfig& cfg, std::unique_ptr<Endpoint>* out) override {
-    auto ep = std::make_unique<IonicEndpoint>(*this, cfg);
-    MORI_TRY(ep->create());
-    *out = std::move(ep);
-    return Status::Success;
+    return GpuQueueEndpoint::make<IonicEndpoint>(*this, cfg, out);
   }
   const ionic_dv::Api& dv() const { return dv_; }
   const ionic_dv::DvCtx& dvCtx() const { return ctx_; }
@@ -127,7 +111,7 @@ void* IonicEndpoint::allocRing(ibv_pd*, void* self, size_t size, size_t alignmen
     return nullptr;
   }
   void* p = b.data();
-  ep->bytes_ += b.size();
+  ep->ringBytes_ += b.size();
   ep->rings_.push_back(std::move(b));
   return p;
 }
@@ -136,7 +120,7 @@ void IonicEndpoint::freeRing(ibv_pd*, void* self, void* ptr, uint64_t) {
   IonicEndpoint* ep = static_cast<IonicEndpoint*>(self);
   for (auto it = ep->rings_.begin(); it != ep->rings_.end(); ++it) {
     if (it->data() == ptr) {
-      ep->bytes_ -= it->size();
+      ep->ringBytes_ -= it->size();
       ep->rings_.erase(it);
       return;
     }
@@ -149,17 +133,22 @@ bool IonicEndpoint::ownsRing(const void* p) const {
   return false;
 }
 
-Status IonicEndpoint::create() {
-  const char* dev = dev_.name();
-  const VerbsApi& api = dev_.api();
-  const ionic_dv::Api& dv = dev_.dv();
-  MORI_TRY(validateQpDepth(cfg_.sqDepth, "MORI_SHMEM_QP_DEPTH"));
-  MORI_TRY(endpointLayout(Provider::Ionic, cfg_.sqDepth, dev_.pageBytes(), &layout_));
-  MORI_TRY(GpuBuffer::create(layout_.allocBytes, dev_.pageBytes(), &buf_));
-  bytes_ = buf_.size();
-  MORI_TRY(registerGpuMemory(api, dev_.pd(), dev, buf_.data() + layout_.atomicOffset, layout_.atomicBytes,
-                             IBV_ACCESS_LOCAL_WRITE, &atomicMr_));
+IonicEndpoint::IonicEndpoint(IonicDevice& dev, const EndpointConfig& cfg) : GpuQueueEndpoint(dev, cfg), dev_(dev) {}
 
+Status IonicEndpoint::createQueues() {
+  MORI_TRY(allocParent());
+  MORI_TRY(createCq());
+  MORI_TRY(createQp());
+  MORI_TRY(adoptRings());
+  MORI_TRY(mapDoorbellPage());
+  handle_.qpn = qp_->qp_num;
+  handle_.providerWord = kIonicRdmaVersion;
+  return Status::Success;
+}
+
+// A parent domain whose allocator hands libionic GPU memory for the SQ and CQ rings.
+Status IonicEndpoint::allocParent() {
+  const char* dev = dev_.name();
   ibv_parent_domain_init_attr pattr{};
   pattr.pd = dev_.pd();
   pattr.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS | IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
@@ -173,11 +162,15 @@ Status IonicEndpoint::create() {
                      strerror(errno ? errno : EIO));
   // Rings in the controller memory bar would not be GPU memory, and express doorbells take the
   // last 8 bytes of each WQE, which the ionic format uses.
+  const ionic_dv::Api& dv = dev_.dv();
   int rc = dv.pdSetSqCmb(parent_, false, false, false);
   if (rc == 0) rc = dv.pdSetRqCmb(parent_, false, false, false);
   if (rc != 0)
     return MORI_FAIL(Status::System, log::kRdma, "ionic_dv_pd_set_sqcmb/rqcmb(%s, off) failed: %s", dev, strerror(rc));
+  return Status::Success;
+}
 
+Status IonicEndpoint::createCq() {
   ibv_cq_init_attr_ex cqAttr{};
   cqAttr.cqe = layout_.cqDepth;
   cqAttr.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD;
@@ -185,9 +178,13 @@ Status IonicEndpoint::create() {
   errno = 0;
   cq_ = createCqEx(dev_.context(), &cqAttr);
   if (!cq_)
-    return MORI_FAIL(Status::System, log::kRdma, "ibv_create_cq_ex(%s, %u entries in GPU memory) failed: %s%s%s", dev,
-                     cqAttr.cqe, strerror(errno ? errno : EIO), allocError_.empty() ? "" : ": ", allocError_.c_str());
+    return MORI_FAIL(Status::System, log::kRdma, "ibv_create_cq_ex(%s, %u entries in GPU memory) failed: %s%s%s",
+                     dev_.name(), cqAttr.cqe, strerror(errno ? errno : EIO), allocError_.empty() ? "" : ": ",
+                     allocError_.c_str());
+  return Status::Success;
+}
 
+Status IonicEndpoint::createQp() {
   ibv_qp_init_attr_ex qpAttr{};
   qpAttr.qp_type = IBV_QPT_RC;
   qpAttr.send_cq = ibv_cq_ex_to_cq(cq_);
@@ -202,13 +199,20 @@ Status IonicEndpoint::create() {
   errno = 0;
   qp_ = createQpEx(dev_.context(), &qpAttr);
   if (!qp_)
-    return MORI_FAIL(Status::System, log::kRdma, "ibv_create_qp_ex(%s, RC, %u WQEs in GPU memory) failed: %s%s%s", dev,
-                     layout_.sqDepth, strerror(errno ? errno : EIO), allocError_.empty() ? "" : ": ",
+    return MORI_FAIL(Status::System, log::kRdma, "ibv_create_qp_ex(%s, RC, %u WQEs in GPU memory) failed: %s%s%s",
+                     dev_.name(), layout_.sqDepth, strerror(errno ? errno : EIO), allocError_.empty() ? "" : ": ",
                      allocError_.c_str());
+  return Status::Success;
+}
 
+// The rings libionic placed: checked to be ours and of the ionic format's strides, then handed
+// to the GPU (sq, cq, depths, CQ id).
+Status IonicEndpoint::adoptRings() {
+  const char* dev = dev_.name();
+  const ionic_dv::Api& dv = dev_.dv();
   ionic_dv::DvQp dvQp{};
   ionic_dv::DvCq dvCq{};
-  rc = dv.getQp(&dvQp, qp_);
+  int rc = dv.getQp(&dvQp, qp_);
   if (rc == 0) rc = dv.getCq(&dvCq, ibv_cq_ex_to_cq(cq_), dv.qpGetUdmaIdx(qp_));
   if (rc != 0)
     return MORI_FAIL(Status::System, log::kRdma, "ionic_dv_get_qp/get_cq(%s, QP 0x%x) failed: %s", dev, qp_->qp_num,
@@ -229,36 +233,24 @@ Status IonicEndpoint::create() {
   if (sqDepth < layout_.sqDepth || cqDepth < sqDepth)
     return MORI_FAIL(Status::Internal, log::kRdma, "%s QP 0x%x: rings of %u (SQ) and %u (CQ) entries for depth %u", dev,
                      qp_->qp_num, sqDepth, cqDepth, layout_.sqDepth);
-
-  const ionic_dv::DvCtx& c = dev_.dvCtx();
-  const uint8_t maxType = std::max({c.sq_qtype, c.rq_qtype, c.cq_qtype});
-  MORI_TRY(platform::mapMmioForGpu(c.db_ptr, (size_t{maxType} + 1) * sizeof(uint64_t), &doorbellGpu_));
-  doorbellHost_ = c.db_ptr;
-  uint64_t* db = static_cast<uint64_t*>(doorbellGpu_);
-
-  local_ = dev_.wireInfo(qp_->qp_num);
-  uint8_t* base = buf_.data();
-  handle_.provider = Provider::Ionic;
-  handle_.qpn = qp_->qp_num;
   handle_.sq = static_cast<uint8_t*>(dvQp.sq.ptr);
   handle_.sqDepth = sqDepth;
   handle_.sqSlotShift = dvQp.sq.stride_log2;
-  handle_.sqDbrec = nullptr;
-  handle_.sqDoorbell = db + c.sq_qtype;
   handle_.cq = static_cast<uint8_t*>(dvCq.q.ptr);
   handle_.cqDepth = cqDepth;
   handle_.cqn = static_cast<uint32_t>((dvCq.q.db_val >> ionic::kDbQidShift) & ionic::kDbQidMask);
+  return Status::Success;
+}
+
+// The context's doorbell page: one 64-bit register per queue type.
+Status IonicEndpoint::mapDoorbellPage() {
+  const ionic_dv::DvCtx& c = dev_.dvCtx();
+  const uint8_t maxType = std::max({c.sq_qtype, c.rq_qtype, c.cq_qtype});
+  MORI_TRY(mapDoorbell(c.db_ptr, (size_t{maxType} + 1) * sizeof(uint64_t)));
+  handle_.sqDbrec = nullptr;
+  handle_.sqDoorbell = doorbell() + c.sq_qtype;
   handle_.cqDbrec = nullptr;
-  handle_.cqDoorbell = db + c.cq_qtype;
-  handle_.atomicResults = reinterpret_cast<uint64_t*>(base + layout_.atomicOffset);
-  handle_.slotState = reinterpret_cast<uint32_t*>(base + layout_.slotStateOffset);
-  handle_.atomicLkey = atomicMr_->lkey;
-  handle_.providerWord = kIonicRdmaVersion;
-  handle_.state = reinterpret_cast<EndpointState*>(base + layout_.stateOffset);
-  handle_.peer = cfg_.peer;
-  handle_.qpIndex = cfg_.qpIndex;
-  MORI_LOG_DEBUG(log::kRdma, "%s: QP 0x%x (CQ 0x%x) for PE %d #%u: SQ %u, CQ %u entries, %zu bytes of GPU memory", dev,
-                 handle_.qpn, handle_.cqn, cfg_.peer, cfg_.qpIndex, sqDepth, cqDepth, bytes_);
+  handle_.cqDoorbell = doorbell() + c.cq_qtype;
   return Status::Success;
 }
 
@@ -266,16 +258,9 @@ int modifyThroughVerbs(ibv_qp* qp, ibv_qp_attr* attr, int mask, void* cookie) {
   return static_cast<const VerbsApi*>(cookie)->modifyQp(qp, attr, mask);
 }
 
-Status IonicEndpoint::connect(const EndpointWireInfo& remote) {
-  if (connected_)
-    return MORI_FAIL(Status::InvalidUsage, log::kRdma, "%s QP 0x%x (PE %d #%u) is already connected", dev_.name(),
-                     handle_.qpn, cfg_.peer, cfg_.qpIndex);
-  int mtu = 0;
-  MORI_TRY(dev_.checkRemote(remote, handle_.qpn, &mtu));
-  MORI_TRY(connectRcQp(dev_, modifyThroughVerbs, const_cast<VerbsApi*>(&dev_.api()), qp_, local_.psn, remote, mtu,
-                       cfg_.peer, cfg_.qpIndex));
-  connected_ = true;
-  return Status::Success;
+Status IonicEndpoint::connectQueuePair(const EndpointWireInfo& remote, int mtu) {
+  return connectRcQp(dev_, modifyThroughVerbs, const_cast<VerbsApi*>(&dev_.api()), qp_, local_.psn, remote, mtu,
+                     cfg_.peer, cfg_.qpIndex);
 }
 
 IonicEndpoint::~IonicEndpoint() {
@@ -288,8 +273,6 @@ IonicEndpoint::~IonicEndpoint() {
     MORI_LOG_WARN(log::kRdma, "%s: ibv_destroy_cq failed: %s", dev, strerror(rc));
   if (parent_ && (rc = api.deallocPd(parent_)) != 0)
     MORI_LOG_WARN(log::kRdma, "%s: ibv_dealloc_pd(parent domain) failed: %s", dev, strerror(rc));
-  if (atomicMr_) (void)deregisterGpuMemory(api, dev, atomicMr_);
-  if (doorbellGpu_) (void)platform::unmapMmioForGpu(doorbellHost_);
 }
 
 }  // namespace

@@ -11,11 +11,8 @@
 #include <vector>
 
 #include "mori/transport/rdma/providers/provider.hpp"
-#include "src/platform_host/gpu_memory_export.hpp"
 #include "transport/rdma/core/device_selection.hpp"
-#include "transport/rdma/core/endpoint_layout.hpp"
-#include "transport/rdma/core/gpu_buffer.hpp"
-#include "transport/rdma/core/memory_registration.hpp"
+#include "transport/rdma/core/gpu_queue_endpoint.hpp"
 #include "transport/rdma/core/verbs_device.hpp"
 #include "transport/rdma/mlx5/mlx5_commands.hpp"
 
@@ -38,17 +35,16 @@ uint32_t log2u(uint32_t v) {
 
 class Mlx5Device;
 
-class Mlx5Endpoint final : public Endpoint {
+class Mlx5Endpoint final : public GpuQueueEndpoint {
  public:
-  Mlx5Endpoint(Mlx5Device& dev, const EndpointConfig& cfg) : dev_(dev), cfg_(cfg) {}
+  Mlx5Endpoint(Mlx5Device& dev, const EndpointConfig& cfg);
   ~Mlx5Endpoint() override;
-  Status create();
-  EndpointWireInfo localInfo() const override { return local_; }
-  Status connect(const EndpointWireInfo& remote) override;
-  const EndpointDevice& deviceHandle() const override { return handle_; }
-  size_t deviceMemoryBytes() const override { return layout_.totalBytes; }
 
  private:
+  Status checkDeviceLimits() override;
+  Status createQueues() override;
+  Status connectQueuePair(const EndpointWireInfo& remote, int pathMtu) override;
+
   Status registerUmem();
   Status allocUar();
   Status createCq();
@@ -57,21 +53,12 @@ class Mlx5Endpoint final : public Endpoint {
   Status resolveNextHopMac(const EndpointWireInfo& remote, uint8_t mac[6]);
 
   Mlx5Device& dev_;
-  EndpointConfig cfg_;
-  EndpointLayout layout_;
-  GpuBuffer buf_;
   mlx5dv_devx_umem* umem_ = nullptr;
-  bool umemDmabuf_ = false;
   mlx5dv_devx_uar* uar_ = nullptr;
-  void* doorbellGpu_ = nullptr;
   mlx5dv_devx_obj* cq_ = nullptr;
   mlx5dv_devx_obj* qp_ = nullptr;
-  ibv_mr* atomicMr_ = nullptr;
   uint32_t cqn_ = 0;
   uint32_t qpn_ = 0;
-  bool connected_ = false;
-  EndpointWireInfo local_{};
-  EndpointDevice handle_{};
 };
 
 class Mlx5Device final : public VerbsDevice {
@@ -156,99 +143,55 @@ Status Mlx5Device::open(const VerbsApi& api, const Mlx5Api& m, const DeviceTarge
 }
 
 Status Mlx5Device::createEndpoint(const EndpointConfig& cfg, std::unique_ptr<Endpoint>* out) {
-  auto ep = std::make_unique<Mlx5Endpoint>(*this, cfg);
-  MORI_TRY(ep->create());
-  *out = std::move(ep);
-  return Status::Success;
+  return GpuQueueEndpoint::make<Mlx5Endpoint>(*this, cfg, out);
 }
 
 // ---- endpoint
 
-Status Mlx5Endpoint::create() {
-  const char* dev = dev_.name();
-  MORI_TRY(validateQpDepth(cfg_.sqDepth, "MORI_SHMEM_QP_DEPTH"));
+Mlx5Endpoint::Mlx5Endpoint(Mlx5Device& dev, const EndpointConfig& cfg) : GpuQueueEndpoint(dev, cfg), dev_(dev) {}
+
+Status Mlx5Endpoint::checkDeviceLimits() {
   const uint32_t logDepth = log2u(cfg_.sqDepth);
   if (logDepth > dev_.caps().logMaxQpSz || logDepth > dev_.caps().logMaxCqSz)
     return MORI_FAIL(Status::InvalidUsage, log::kRdma,
-                     "MORI_SHMEM_QP_DEPTH=%u exceeds what %s allows (QP 2^%u, CQ 2^%u entries)", cfg_.sqDepth, dev,
-                     dev_.caps().logMaxQpSz, dev_.caps().logMaxCqSz);
-  MORI_TRY(endpointLayout(Provider::Mlx5, cfg_.sqDepth, dev_.pageBytes(), &layout_));
-  MORI_TRY(GpuBuffer::create(layout_.allocBytes, dev_.pageBytes(), &buf_));
-  std::vector<uint8_t> cqImage(layout_.cqBytes);
-  Mlx5::initCompletionQueue(cqImage.data(), layout_.cqDepth);
-  MORI_TRY(buf_.upload(layout_.cqOffset, cqImage.data(), cqImage.size()));
+                     "MORI_SHMEM_QP_DEPTH=%u exceeds what %s allows (QP 2^%u, CQ 2^%u entries)", cfg_.sqDepth,
+                     dev_.name(), dev_.caps().logMaxQpSz, dev_.caps().logMaxCqSz);
+  return Status::Success;
+}
 
+Status Mlx5Endpoint::createQueues() {
   MORI_TRY(registerUmem());
-  MORI_TRY(registerGpuMemory(dev_.api(), dev_.pd(), dev, buf_.data() + layout_.atomicOffset, layout_.atomicBytes,
-                             IBV_ACCESS_LOCAL_WRITE, &atomicMr_));
   MORI_TRY(allocUar());
   MORI_TRY(createCq());
   MORI_TRY(createQp());
-
-  local_ = dev_.wireInfo(qpn_);
   uint8_t* base = buf_.data();
-  handle_.provider = Provider::Mlx5;
   handle_.qpn = qpn_;
-  handle_.sq = base + layout_.sqOffset;
-  handle_.sqDepth = layout_.sqDepth;
-  handle_.sqSlotShift = layout_.sqSlotShift;
   handle_.sqDbrec = reinterpret_cast<uint32_t*>(base + layout_.dbrecOffset) + mlx5::kSndDbr;
-  handle_.sqDoorbell = static_cast<uint64_t*>(doorbellGpu_);
-  handle_.cq = base + layout_.cqOffset;
-  handle_.cqDepth = layout_.cqDepth;
+  handle_.sqDoorbell = doorbell();
   handle_.cqn = cqn_;
   handle_.cqDbrec = reinterpret_cast<uint32_t*>(base + layout_.dbrecOffset + kCqDbrecOffset);
   handle_.cqDoorbell = nullptr;
-  handle_.atomicResults = reinterpret_cast<uint64_t*>(base + layout_.atomicOffset);
-  handle_.slotState = reinterpret_cast<uint32_t*>(base + layout_.slotStateOffset);
-  handle_.atomicLkey = atomicMr_->lkey;
   handle_.providerWord = 0;
-  handle_.state = reinterpret_cast<EndpointState*>(base + layout_.stateOffset);
-  handle_.peer = cfg_.peer;
-  handle_.qpIndex = cfg_.qpIndex;
-  MORI_LOG_DEBUG(log::kRdma, "%s: QP 0x%x (CQ 0x%x) for PE %d #%u: depth %u, %zu bytes of GPU memory, umem via %s", dev,
-                 qpn_, cqn_, cfg_.peer, cfg_.qpIndex, cfg_.sqDepth, layout_.totalBytes,
-                 umemDmabuf_ ? "dma-buf" : "virtual address");
   return Status::Success;
 }
 
 Status Mlx5Endpoint::registerUmem() {
   const Mlx5Api& m = dev_.mlx5();
-  const char* dev = dev_.name();
-  std::string dmabufNote = "libmlx5 has no mlx5dv_devx_umem_reg_ex";
-  if (m.umemRegEx) {
-    int fd = -1;
-    uint64_t offset = 0;
-    if (ok(platform::exportDmabuf(buf_.data(), buf_.size(), &fd, &offset))) {
-      mlx5dv_devx_umem_in in{};
-      in.addr = reinterpret_cast<void*>(static_cast<uintptr_t>(offset));  // offset into the dma-buf
-      in.size = buf_.size();
-      in.access = IBV_ACCESS_LOCAL_WRITE;
-      in.pgsz_bitmap = ~uint64_t{0} & ~(uint64_t{dev_.pageBytes()} - 1);
-      in.comp_mask = MLX5DV_UMEM_MASK_DMABUF;
-      in.dmabuf_fd = fd;
-      errno = 0;
-      umem_ = m.umemRegEx(dev_.context(), &in);
-      const int err = errno;
-      close(fd);
-      if (umem_) {
-        umemDmabuf_ = true;
-        return Status::Success;
-      }
-      dmabufNote = std::string("mlx5dv_devx_umem_reg_ex(dma-buf) failed: ") + strerror(err ? err : EIO);
-      MORI_LOG_INFO(log::kRdma, "%s: %s; trying mlx5dv_devx_umem_reg", dev, dmabufNote.c_str());
-    } else {
-      dmabufNote = "the GPU driver exported no dma-buf";
-    }
-  }
-  errno = 0;
-  umem_ = m.umemReg(dev_.context(), buf_.data(), buf_.size(), IBV_ACCESS_LOCAL_WRITE);
-  if (!umem_) {
-    const int err = errno ? errno : EIO;
-    return MORI_FAIL(Status::System, log::kRdma,
-                     "mlx5dv_devx_umem_reg(%s, %p, %zu bytes of GPU memory) failed: %s; dma-buf path: %s", dev,
-                     static_cast<void*>(buf_.data()), buf_.size(), strerror(err), dmabufNote.c_str());
-  }
+  auto reg = [&](int fd, uint64_t offset) -> void* {
+    if (fd < 0) return m.umemReg(dev_.context(), buf_.data(), buf_.size(), IBV_ACCESS_LOCAL_WRITE);
+    mlx5dv_devx_umem_in in{};
+    in.addr = reinterpret_cast<void*>(static_cast<uintptr_t>(offset));  // offset into the dma-buf
+    in.size = buf_.size();
+    in.access = IBV_ACCESS_LOCAL_WRITE;
+    in.pgsz_bitmap = ~uint64_t{0} & ~(uint64_t{dev_.pageBytes()} - 1);
+    in.comp_mask = MLX5DV_UMEM_MASK_DMABUF;
+    in.dmabuf_fd = fd;
+    return m.umemRegEx(dev_.context(), &in);
+  };
+  void* umem = nullptr;
+  MORI_TRY(registerQueueUmem(m.umemRegEx ? "mlx5dv_devx_umem_reg_ex" : nullptr, "mlx5dv_devx_umem_reg",
+                             "libmlx5 has no mlx5dv_devx_umem_reg_ex", reg, &umem));
+  umem_ = static_cast<mlx5dv_devx_umem*>(umem);
   return Status::Success;
 }
 
@@ -265,7 +208,7 @@ Status Mlx5Endpoint::allocUar() {
   if (!uar_)
     return MORI_FAIL(Status::System, log::kRdma, "mlx5dv_devx_alloc_uar(%s) failed: NC: %s, BF: %s", dev_.name(),
                      strerror(ncErr ? ncErr : EIO), strerror(errno ? errno : EIO));
-  return platform::mapMmioForGpu(uar_->reg_addr, sizeof(uint64_t), &doorbellGpu_);
+  return mapDoorbell(uar_->reg_addr, sizeof(uint64_t));
 }
 
 Status Mlx5Endpoint::createCq() {
@@ -354,12 +297,7 @@ Status Mlx5Endpoint::resolveNextHopMac(const EndpointWireInfo& remote, uint8_t m
   return Status::Success;
 }
 
-Status Mlx5Endpoint::connect(const EndpointWireInfo& remote) {
-  if (connected_)
-    return MORI_FAIL(Status::InvalidUsage, log::kRdma, "%s QP 0x%x (PE %d #%u) is already connected", dev_.name(), qpn_,
-                     cfg_.peer, cfg_.qpIndex);
-  int mtu = 0;
-  MORI_TRY(dev_.checkRemote(remote, qpn_, &mtu));
+Status Mlx5Endpoint::connectQueuePair(const EndpointWireInfo& remote, int mtu) {
   const HcaCaps& caps = dev_.caps();
   const uint32_t logRd = dev_.logRdAtomic();
 
@@ -393,7 +331,6 @@ Status Mlx5Endpoint::connect(const EndpointWireInfo& remote) {
   r2r.localPsn = local_.psn;
   r2r.logSraMax = std::min(logRd, caps.logMaxRaReqQp);
   MORI_TRY(modify(buildRtr2Rts(r2r), "RTR2RTS"));
-  connected_ = true;
   MORI_LOG_DEBUG(log::kRdma, "%s: QP 0x%x connected to PE %d QP 0x%x (path MTU %d)", dev_.name(), qpn_, cfg_.peer,
                  remote.qpn, mtuBytes(mtu));
   return Status::Success;
@@ -407,10 +344,9 @@ Mlx5Endpoint::~Mlx5Endpoint() {
     MORI_LOG_WARN(log::kRdma, "%s: destroying QP 0x%x failed: %s", dev, qpn_, strerror(errno));
   if (cq_ && m.objDestroy(cq_) != 0)
     MORI_LOG_WARN(log::kRdma, "%s: destroying CQ 0x%x failed: %s", dev, cqn_, strerror(errno));
-  if (atomicMr_) (void)deregisterGpuMemory(dev_.api(), dev, atomicMr_);
   if (umem_ && m.umemDereg(umem_) != 0)
     MORI_LOG_WARN(log::kRdma, "%s: mlx5dv_devx_umem_dereg failed: %s", dev, strerror(errno));
-  if (doorbellGpu_) (void)platform::unmapMmioForGpu(uar_->reg_addr);
+  unmapDoorbell();  // before the page goes away
   if (uar_) m.freeUar(uar_);
 }
 
