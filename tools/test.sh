@@ -2,11 +2,14 @@
 # The test command (README): installs what it needs (Debian/Ubuntu packages), builds the NVIDIA
 # (sm_90) and AMD (gfx90a;gfx940 with Debian's ROCm, or the ROCm default) variants with warnings
 # as errors, runs every test, and builds the installed-package example for both platforms.
-# Without GPUs every GPU test reports "Skipped" (never "Passed").
+# Without GPUs every GPU test reports "Skipped" (never "Passed"); the summary after each platform's
+# tests says how many were skipped and why. Before any build, tools/check_repo_paths.py checks that
+# every repository path named in a comment or document exists.
 #
 #   tools/test.sh                 both platforms (those whose compiler is present)
 #   MORI_TEST_PLATFORMS=nvidia    only one
 #   MORI_TEST_BUILD_ROOT=dir      where build trees go (default ./build-test)
+#   MORI_APT_LOCK_WAIT=seconds    how long to wait for another package install to finish (600)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_ROOT=${MORI_TEST_BUILD_ROOT:-$ROOT/build-test}
@@ -16,7 +19,32 @@ export PATH=/usr/local/cuda/bin:$PATH
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 
 # ---- dependencies -------------------------------------------------------------------------------
+# Runs an apt-get command; while another process holds the package manager's lock (an install or
+# an unattended upgrade), waits and retries, up to MORI_APT_LOCK_WAIT seconds in all.
+apt_get() {
+  local waited=0 limit=${MORI_APT_LOCK_WAIT:-600} out rc
+  while :; do
+    rc=0
+    out=$(LC_ALL=C DEBIAN_FRONTEND=noninteractive apt-get "$@" 2>&1) || rc=$?
+    if [ $rc -ne 0 ] && grep -qE "Could not get lock|Unable to lock|Unable to acquire the dpkg frontend lock" <<<"$out"; then
+      if [ $waited -ge "$limit" ]; then
+        printf '%s\n' "$out" >&2
+        echo "the package manager stayed locked for ${limit} s (MORI_APT_LOCK_WAIT); try again when it is free" >&2
+        return $rc
+      fi
+      [ $waited -eq 0 ] && echo "   waiting up to ${limit} s for the package manager:" \
+        "$(grep -m1 -oE "(Could not get lock|Unable to lock).*" <<<"$out")"
+      sleep 3
+      waited=$((waited + 3))
+      continue
+    fi
+    [ $rc -ne 0 ] && printf '%s\n' "$out" >&2
+    return $rc
+  done
+}
+
 need=()
+command -v python3 >/dev/null || need+=(python3)
 command -v cmake >/dev/null || need+=(cmake)
 command -v ninja >/dev/null || need+=(ninja-build)
 command -v mpirun >/dev/null || need+=(openmpi-bin)
@@ -31,8 +59,8 @@ if [[ " $platforms " == *" amd "* ]] && ! command -v hipcc >/dev/null; then need
 if [ ${#need[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
     echo "== installing: ${need[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+    apt_get update -qq
+    apt_get install -y -qq "${need[@]}"
   else
     echo "missing packages: ${need[*]} (install them, or run as root on Debian/Ubuntu)" >&2
     exit 1
@@ -41,7 +69,38 @@ fi
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 
+# After ctest: how many tests were skipped, and why. ctest lists them under "did not run"; the
+# reason is the "SKIPPED[ (PE n)]: reason" line each test printed (Testing/Temporary/LastTest.log).
+skip_summary() {  # <platform> <build dir> <ctest output>
+  awk -v platform="$1" '
+    FILENAME == ARGV[1] {
+      if (/^The following tests did not run:/) { list = 1; next }
+      if (list && /^[ \t]+[0-9]+ - /) {
+        name = $0; sub(/^[ \t]+[0-9]+ - /, "", name); sub(/ \([A-Za-z ]+\)$/, "", name)
+        skipped[name] = 1; order[++n] = name; next
+      }
+      list = 0
+      if (match($0, /tests passed, [0-9]+ tests? failed out of [0-9]+/)) { total = $NF }
+      next
+    }
+    /^[0-9]+\/[0-9]+ Test: / { t = $0; sub(/^[0-9]+\/[0-9]+ Test: /, "", t); next }
+    /^Output:$/ { out = 1; next }
+    /^<end of output>$/ { out = 0; next }
+    out && /SKIPPED/ && (t in skipped) && !(t in why) {
+      r = $0; sub(/^.*SKIPPED( \(PE [0-9]+\))?: */, "", r); why[t] = r
+    }
+    END {
+      printf "== %s: %d of %s tests skipped%s\n", platform, n, total == "" ? "?" : total, n ? ", because:" : ""
+      fflush()
+      for (i = 1; i <= n; ++i) count[(order[i] in why) ? why[order[i]] : "(the test printed no SKIPPED line)"]++
+      for (r in count) printf "%6d  %s\n", count[r], r | "sort -rn"
+      close("sort -rn")
+    }' "$3" "$2/Testing/Temporary/LastTest.log"
+}
+
 status=0
+echo "== repository paths named in comments and docs"
+python3 "$ROOT/tools/check_repo_paths.py" "$ROOT" || status=1
 for platform in $platforms; do
   build=$BUILD_ROOT/$platform
   case $platform in
@@ -54,18 +113,29 @@ for platform in $platforms; do
       [ -n "${MORI_AMD_ARCHS:-}" ] && cfg+=("-DMORI_GPU_ARCHS=$MORI_AMD_ARCHS") ;;
     *) echo "unknown platform $platform" >&2; exit 2 ;;
   esac
+  # Compilers' temporary files stay in the build tree (hipcc's clang leaves folders behind); the
+  # tests keep the system TMPDIR (Open MPI's session sockets need a short path).
+  mkdir -p "$build/tmp"
   echo "== $platform: configure"
-  cmake -S "$ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMORI_WERROR=ON "${cfg[@]}" >"$build.configure.log" 2>&1 ||
-    { cat "$build.configure.log"; exit 1; }
+  TMPDIR=$build/tmp cmake -S "$ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMORI_WERROR=ON "${cfg[@]}" \
+    >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
+  if [ "$platform" = amd ]; then
+    # hipcc links the installed-package example; named targets keep it from probing for a GPU
+    # (rocm_agent_enumerator, a Python traceback without the AMD driver).
+    archs=$(sed -n 's/^MORI_GPU_ARCHS:[A-Z]*=//p' "$build/CMakeCache.txt")
+    export HCC_AMDGPU_TARGET=${archs//;/,}
+  fi
   echo "== $platform: build (warnings are errors)"
   start=$(date +%s)
-  ninja -C "$build" -j"$JOBS" >"$build.build.log" 2>&1 || { tail -60 "$build.build.log"; exit 1; }
+  TMPDIR=$build/tmp ninja -C "$build" -j"$JOBS" >"$build.build.log" 2>&1 || { tail -60 "$build.build.log"; exit 1; }
   echo "   built in $(( $(date +%s) - start )) s"
   echo "== $platform: tests"
-  ctest --test-dir "$build" --output-on-failure -j"$JOBS" --timeout 600 || status=1
+  ctest --test-dir "$build" --output-on-failure -j"$JOBS" --timeout 600 2>&1 | tee "$build.ctest.log" ||
+    status=1
+  skip_summary "$platform" "$build" "$build.ctest.log" || status=1
   echo "== $platform: installed-package example"
   if [ -x "$ROOT/examples/consumer/build_and_check.sh" ]; then
-    "$ROOT/examples/consumer/build_and_check.sh" "$build" "$platform" || status=1
+    TMPDIR=$build/tmp "$ROOT/examples/consumer/build_and_check.sh" "$build" "$platform" || status=1
   else
     echo "   examples/consumer/build_and_check.sh missing" >&2
     status=1
