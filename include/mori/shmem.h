@@ -169,6 +169,36 @@ int mori_shmem_device_error(char* buf, size_t len);
  * Reads driver state only; callable before mori_shmem_init. */
 int mori_shmem_gpu_sharing_concurrent(int device, int processes, char* how, size_t len);
 
+/* ---- stream-ordered RMA ---------------------------------------------------------------- */
+/* NVSHMEM's *_on_stream RMA: each call checks its arguments, enqueues the operation on `stream`
+ * (a cudaStream_t / hipStream_t of the current device; NULL: the legacy default stream) and
+ * returns; the stream then runs it in order with the caller's other work, so CUDA/HIP graph
+ * capture records it like any other stream operation. dest/source/sig_addr name symmetric
+ * objects (heap or mori_shmem_register'ed) as in the device API; the local side of a put/get may
+ * be any device memory for P2P peers and must be symmetric for RDMA peers (device API rules).
+ *   P2P peers (mori_shmem_ptr != NULL): a device-to-device copy on the peer mapping (the copy
+ *   engine); RDMA peers: a kernel running the device API's block-scope call.
+ * Completion, as in NVSHMEM: when the stream reaches a put, the source may be reused and (P2P)
+ * the data is in place; RDMA puts are delivered by the next mori_shmem_quiet_on_stream. A get
+ * completes when the stream passes it. Misuse (not initialised, PE out of range, address not
+ * symmetric or an object overrun) returns MORI_SHMEM_ERROR_INVALID_USAGE and enqueues nothing;
+ * bytes == 0 enqueues nothing. */
+int mori_shmem_putmem_on_stream(void* dest, const void* source, size_t bytes, int pe, mori_shmem_stream_t stream);
+int mori_shmem_getmem_on_stream(void* dest, const void* source, size_t bytes, int pe, mori_shmem_stream_t stream);
+/* Put, then update pe's sig_addr with `signal` once the data is delivered. sig_op:
+ * MORI_SHMEM_SIGNAL_SET (0) or MORI_SHMEM_SIGNAL_ADD (1) of mori/shmem_device.h. */
+int mori_shmem_putmem_signal_on_stream(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
+                                       uint64_t signal, int sig_op, int pe, mori_shmem_stream_t stream);
+/* The stream waits until this PE's symmetric sig_addr satisfies cmp against cmp_value (cmp:
+ * MORI_SHMEM_CMP_EQ 0, _NE 1, _GT 2, _GE 3, _LT 4, _LE 5 of mori/shmem_device.h); later work on
+ * the stream sees what was delivered before the signal. */
+int mori_shmem_signal_wait_until_on_stream(uint64_t* sig_addr, int cmp, uint64_t cmp_value, mori_shmem_stream_t stream);
+
+/* mori_shmem_free that reports its status, for bindings that raise on failure: collective;
+ * MORI_SHMEM_ERROR_REMOTE (nothing freed) when the PEs did not all free the same object,
+ * MORI_SHMEM_ERROR_INVALID_USAGE when not initialised. NULL is freed by every PE or none. */
+int mori_shmem_free_status(void* ptr);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,24 +1,34 @@
-"""mori-shmem from Python: bootstrap, symmetric memory and barriers; torch tensors over it.
+"""mori-shmem from Python: bootstrap (torch process group, launcher, MPI), symmetric torch tensors and
+stream-ordered RMA on torch's streams.
 
-Device addresses are plain ints. The GPU work itself happens in kernels (HIP/CUDA, Triton, or
-torch operations on the tensors from as_tensor()); this module sets up and tears down.
-
+    import torch, torch.distributed as dist
     import mori_shmem as ms
-    ms.init()                                # under mpirun, torchrun or SLURM
-    addr = ms.malloc(1 << 20)                # collective: same size on every PE
-    t = ms.as_tensor(addr, (1 << 18,), torch.float32)
-    ...
-    ms.barrier_all()
-    del t
-    ms.free(addr)
+    dist.init_process_group("nccl")                 # under torchrun
+    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+    ms.init(group=dist.group.WORLD)                 # collective
+    with ms.tensor_scope():                         # frees the scope's tensors, collectively
+        x = ms.zeros(1 << 20, torch.float32)        # on the symmetric heap
+        src = torch.full_like(x, ms.my_pe())
+        ms.put(x, src, (ms.my_pe() + 1) % ms.n_pes())   # on torch.cuda.current_stream()
+        ms.barrier_all_on_stream()
     ms.finalize()
 
-See README.md next to this package for the unique-ID bootstrap and torch.distributed.
+The module-level functions taking addresses (malloc, free, ptr, register, ...) are the plain host
+API; the tensor functions (empty, put, ...) need torch and import it on first use. See README.md
+next to this package.
 """
 
 from ._C import (  # noqa: F401 (re-exported API)
+    CMP_EQ,
+    CMP_GE,
+    CMP_GT,
+    CMP_LE,
+    CMP_LT,
+    CMP_NE,
     DLPACK_DEVICE_TYPE,
     PLATFORM,
+    SIGNAL_ADD,
+    SIGNAL_SET,
     TEAM_NODE,
     TEAM_WORLD,
     UNIQUEID_BYTES,
@@ -29,10 +39,8 @@ from ._C import (  # noqa: F401 (re-exported API)
     deregister,
     device_count,
     device_error,
-    finalize,
     free,
     get_uniqueid,
-    init,
     init_with_uniqueid,
     initialized,
     malloc,
@@ -44,68 +52,22 @@ from ._C import (  # noqa: F401 (re-exported API)
     team_my_pe,
     team_n_pes,
 )
-from . import _C
-
-# DLPack (type code, bits) of each torch dtype, by name: looked up on torch when needed, so that
-# dtypes a torch version lacks (uint16/32/64 before 2.3) are simply absent.
-_DLPACK_DTYPES = {
-    "bool": (6, 8),
-    "uint8": (1, 8),
-    "uint16": (1, 16),
-    "uint32": (1, 32),
-    "uint64": (1, 64),
-    "int8": (0, 8),
-    "int16": (0, 16),
-    "int32": (0, 32),
-    "int64": (0, 64),
-    "float16": (2, 16),
-    "bfloat16": (4, 16),
-    "float32": (2, 32),
-    "float64": (2, 64),
-}
-
-
-def _torch():
-    try:
-        import torch
-    except ImportError as e:
-        raise ImportError("mori_shmem.as_tensor needs torch, which is not importable here; the rest of "
-                          "mori_shmem works without it") from e
-    return torch
-
-
-def as_tensor(addr, shape, dtype, device=None):
-    """A torch tensor over the device memory at addr (no copy), e.g. from malloc().
-
-    shape: int or tuple of ints (contiguous, row-major). dtype: a torch dtype. device: the GPU
-    index the tensor is placed on (default: the GPU the memory belongs to). The tensor does not
-    own the memory: keep it alive until the tensor is gone, and free() it yourself afterwards.
-    Works on NVIDIA and AMD builds of torch (DLPack device kDLCUDA or kDLROCM).
-    """
-    torch = _torch()
-    if isinstance(shape, int):
-        shape = (shape,)
-    shape = tuple(int(d) for d in shape)
-    name = str(dtype).replace("torch.", "")
-    if name not in _DLPACK_DTYPES or getattr(torch, name, None) != dtype:
-        raise TypeError(f"mori_shmem.as_tensor: unsupported dtype {dtype!r}")
-    code, bits = _DLPACK_DTYPES[name]
-    if device is None:
-        device = pointer_device(addr)
-    capsule = _C._dlpack_capsule(addr, list(shape), code, bits, DLPACK_DEVICE_TYPE, int(device))
-    return torch.utils.dlpack.from_dlpack(capsule)
-
-
-def peer_tensor(tensor, pe):
-    """The tensor through which this PE loads/stores pe's copy of a symmetric tensor (P2P peers).
-
-    tensor: from as_tensor() over symmetric memory. Raises Error if pe is not reachable by
-    load/store (another host, or an RDMA-only peer): use a kernel with the device API there.
-    """
-    if not tensor.is_contiguous():
-        raise ValueError("mori_shmem.peer_tensor: the tensor must be contiguous")
-    addr = ptr(tensor.data_ptr(), pe)
-    if addr is None:
-        raise Error(f"mori_shmem.peer_tensor: PE {pe} is not reachable by load/store from PE {my_pe()}")
-    # Placed on this PE's GPU: its kernels reach the peer's memory through the P2P mapping.
-    return as_tensor(addr, tuple(tensor.shape), tensor.dtype, device=tensor.device.index)
+from ._paths import cmake_prefix, include_dir, library_dir  # noqa: F401
+from ._torch import (  # noqa: F401
+    as_tensor,
+    barrier_all_on_stream,
+    deregister_tensor,
+    empty,
+    finalize,
+    free_tensor,
+    get,
+    init,
+    peer_tensor,
+    put,
+    put_signal,
+    quiet_on_stream,
+    register_tensor,
+    signal_wait_until,
+    tensor_scope,
+    zeros,
+)

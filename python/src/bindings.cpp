@@ -1,8 +1,12 @@
-// mori_shmem._C: the host API (mori/shmem.h) for Python. Addresses cross the boundary as plain
-// integers (device pointers), so any framework can use them; mori_shmem/__init__.py adds the
-// torch helpers on top. Collective calls release the GIL: they wait for the other PEs.
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
+// mori_shmem._C: the host API (mori/shmem.h) for Python, through nanobind. Addresses and streams
+// cross the boundary as plain integers (device pointers, cudaStream_t/hipStream_t handles), so any
+// framework can use them; tensors over symmetric memory are made with nanobind's ndarray (DLPack).
+// mori_shmem/*.py add the torch layer on top. Collective calls release the GIL: they wait for
+// the other PEs.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <stdint.h>
 
@@ -13,7 +17,7 @@
 #include "mori/platform/gpu_runtime.hpp"
 #include "mori/shmem.h"
 
-namespace py = pybind11;
+namespace nb = nanobind;
 
 namespace {
 
@@ -38,91 +42,45 @@ void requireInit(const char* call) {
 
 void* toPointer(uintptr_t addr) { return reinterpret_cast<void*>(addr); }
 uintptr_t toAddress(const void* p) { return reinterpret_cast<uintptr_t>(p); }
+mori_shmem_stream_t toStream(uintptr_t s) { return reinterpret_cast<mori_shmem_stream_t>(s); }
 
-// ---- DLPack ----------------------------------------------------------------------------------
-// The unversioned DLPack ABI (dlpack.h before 1.0, capsule name "dltensor"), which torch, numpy,
-// cupy and jax all import. Layout fixed by the DLPack specification.
-struct DLDevice {
-  int32_t device_type;  // kDLCPU 1, kDLCUDA 2, kDLROCM 10
-  int32_t device_id;
-};
-struct DLDataType {
-  uint8_t code;  // kDLInt 0, kDLUInt 1, kDLFloat 2, kDLBfloat 4, kDLBool 6
-  uint8_t bits;
-  uint16_t lanes;
-};
-struct DLTensor {
-  void* data;
-  DLDevice device;
-  int32_t ndim;
-  DLDataType dtype;
-  int64_t* shape;
-  int64_t* strides;  // in elements
-  uint64_t byte_offset;
-};
-struct DLManagedTensor {
-  DLTensor dl_tensor;
-  void* manager_ctx;
-  void (*deleter)(DLManagedTensor* self);
-};
-static_assert(sizeof(DLTensor) == 48 && sizeof(DLManagedTensor) == 64, "DLPack layout");
+constexpr int32_t kDLGpuDeviceType = MORI_PLATFORM_AMD ? 10 : 2;  // kDLROCM / kDLCUDA
 
-constexpr int32_t kDLGpuDeviceType = MORI_PLATFORM_AMD ? 10 : 2;
-
-// Owns the shape and strides; never the memory, which belongs to the symmetric heap.
-struct DLPackHolder {
-  DLManagedTensor managed{};
-  std::vector<int64_t> shape, strides;
-};
-
-void deleteHolder(DLManagedTensor* self) { delete static_cast<DLPackHolder*>(self->manager_ctx); }
-
-// A consumer renames the capsule to "used_dltensor" and calls the deleter itself; a capsule never
-// consumed still owns its holder.
-void capsuleDestructor(PyObject* capsule) {
-  if (!PyCapsule_IsValid(capsule, "dltensor")) return;
-  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, "dltensor"));
-  if (managed) managed->deleter(managed);
+// A contiguous row-major DLPack tensor over existing memory (no copy), exported to `framework`
+// ("torch", "numpy" or "dlpack": nanobind's array object with __dlpack__/__dlpack_device__).
+// `owner` is kept alive by the result.
+nb::object wrap(uintptr_t addr, const std::vector<int64_t>& shape, int code, int bits, int deviceType, int deviceId,
+                nb::handle owner, const std::string& framework) {
+  if (bits <= 0 || bits % 8 != 0 || bits > 255 || code < 0 || code > 255)
+    throw nb::value_error(
+        ("mori_shmem: unsupported DLPack dtype (code " + std::to_string(code) + ", bits " + std::to_string(bits) + ")")
+            .c_str());
+  std::vector<size_t> dims(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0) throw nb::value_error("mori_shmem: negative dimension in shape");
+    dims[i] = static_cast<size_t>(shape[i]);
+  }
+  const nb::dlpack::dtype dt{static_cast<uint8_t>(code), static_cast<uint8_t>(bits), 1};
+  nb::ndarray<> a(toPointer(addr), dims.size(), dims.data(), owner, nullptr, dt, deviceType, deviceId);
+  if (framework == "torch") return nb::cast(nb::ndarray<nb::pytorch>(a));
+  if (framework == "numpy") return nb::cast(nb::ndarray<nb::numpy>(a));
+  if (framework == "dlpack") return nb::cast(nb::ndarray<nb::array_api>(a));
+  throw nb::value_error(
+      ("mori_shmem: framework must be 'torch', 'numpy' or 'dlpack', got '" + framework + "'").c_str());
 }
 
-py::capsule dlpackCapsule(uintptr_t addr, const std::vector<int64_t>& shape, int code, int bits, int deviceType,
-                          int deviceId) {
-  if (bits <= 0 || bits % 8 != 0 || bits > 255 || code < 0 || code > 255)
-    throw py::value_error("mori_shmem: unsupported DLPack dtype (code " + std::to_string(code) + ", bits " +
-                          std::to_string(bits) + ")");
-  auto* h = new DLPackHolder;
-  h->shape = shape;
-  h->strides.assign(shape.size(), 1);
-  for (size_t i = shape.size(); i-- > 0;) {
-    if (shape[i] < 0) {
-      delete h;
-      throw py::value_error("mori_shmem: negative dimension in shape");
-    }
-    if (i + 1 < shape.size()) h->strides[i] = h->strides[i + 1] * shape[i + 1];
-  }
-  DLTensor& t = h->managed.dl_tensor;
-  t.data = toPointer(addr);
-  t.device = {deviceType, deviceId};
-  t.ndim = static_cast<int32_t>(shape.size());
-  t.dtype = {static_cast<uint8_t>(code), static_cast<uint8_t>(bits), 1};
-  t.shape = h->shape.data();
-  t.strides = h->strides.data();
-  t.byte_offset = 0;
-  h->managed.manager_ctx = h;
-  h->managed.deleter = &deleteHolder;
-  PyObject* c = PyCapsule_New(&h->managed, "dltensor", &capsuleDestructor);
-  if (!c) {
-    delete h;
-    throw py::error_already_set();
-  }
-  return py::reinterpret_steal<py::capsule>(c);
+// Runs a host call that may wait for other PEs without the GIL.
+template <typename F>
+int nogil(F&& f) {
+  nb::gil_scoped_release release;
+  return f();
 }
 
 }  // namespace
 
-PYBIND11_MODULE(_C, m) {
-  m.doc() = "mori-shmem host API: init/finalize, PE queries, symmetric memory, barriers";
-  py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
+NB_MODULE(_C, m) {
+  m.doc() = "mori-shmem host API: init/finalize, PE queries, symmetric memory, barriers, stream-ordered RMA";
+  nb::exception<Error>(m, "Error", PyExc_RuntimeError);
   m.attr("__version__") = std::to_string(MORI_SHMEM_VERSION_MAJOR) + "." + std::to_string(MORI_SHMEM_VERSION_MINOR) +
                           "." + std::to_string(MORI_SHMEM_VERSION_PATCH);
   m.attr("PLATFORM") = MORI_PLATFORM_AMD ? "amd" : "nvidia";
@@ -130,24 +88,30 @@ PYBIND11_MODULE(_C, m) {
   m.attr("TEAM_WORLD") = static_cast<int>(MORI_SHMEM_TEAM_WORLD);
   m.attr("TEAM_NODE") = static_cast<int>(MORI_SHMEM_TEAM_NODE);
   m.attr("DLPACK_DEVICE_TYPE") = kDLGpuDeviceType;
+  // sig_op and cmp values documented in mori/shmem.h (checked against the device API's enums).
+  m.attr("SIGNAL_SET") = 0;
+  m.attr("SIGNAL_ADD") = 1;
+  m.attr("CMP_EQ") = 0;
+  m.attr("CMP_NE") = 1;
+  m.attr("CMP_GT") = 2;
+  m.attr("CMP_GE") = 3;
+  m.attr("CMP_LT") = 4;
+  m.attr("CMP_LE") = 5;
 
   // ---- initialisation
   m.def(
       "init",
       [](const std::string& bootstrap) {
-        int s = MORI_SHMEM_ERROR_INVALID_USAGE;
         if (bootstrap == "auto") {
-          py::gil_scoped_release nogil;
-          s = mori_shmem_init();
+          check(nogil([] { return mori_shmem_init(); }), "init");
         } else if (bootstrap == "env") {
-          py::gil_scoped_release nogil;
-          s = mori_shmem_init_attr(MORI_SHMEM_INIT_WITH_ENV, nullptr);
+          check(nogil([] { return mori_shmem_init_attr(MORI_SHMEM_INIT_WITH_ENV, nullptr); }), "init");
         } else {
-          throw py::value_error("mori_shmem.init: bootstrap must be 'auto' or 'env', got '" + bootstrap + "'");
+          throw nb::value_error(
+              ("mori_shmem.init: bootstrap must be 'auto' or 'env', got '" + bootstrap + "'").c_str());
         }
-        check(s, "init");
       },
-      py::arg("bootstrap") = "auto",
+      nb::arg("bootstrap") = "auto",
       "Collective. 'auto': MPI when launched by mpirun, else the launcher environment (MORI_SHMEM_BOOTSTRAP "
       "overrides); 'env': the launcher environment (torchrun RANK/WORLD_SIZE/MASTER_ADDR, SLURM).");
   m.def(
@@ -155,40 +119,28 @@ PYBIND11_MODULE(_C, m) {
       []() {
         mori_shmem_uniqueid_t uid;
         check(mori_shmem_get_uniqueid(&uid), "get_uniqueid");
-        return py::bytes(reinterpret_cast<const char*>(uid.internal), sizeof(uid.internal));
+        return nb::bytes(reinterpret_cast<const char*>(uid.internal), sizeof(uid.internal));
       },
       "On the PE that will be rank 0 only: creates the bootstrap ID (bytes) and starts listening for the others.");
   m.def(
       "init_with_uniqueid",
-      [](int rank, int nranks, const py::bytes& uidBytes) {
-        const std::string raw = uidBytes;
-        if (raw.size() != MORI_SHMEM_UNIQUEID_BYTES)
-          throw py::value_error("mori_shmem.init_with_uniqueid: uid must be " +
-                                std::to_string(MORI_SHMEM_UNIQUEID_BYTES) + " bytes from get_uniqueid(), got " +
-                                std::to_string(raw.size()));
+      [](int rank, int nranks, nb::bytes uidBytes) {
+        if (uidBytes.size() != MORI_SHMEM_UNIQUEID_BYTES)
+          throw nb::value_error(("mori_shmem.init_with_uniqueid: uid must be " +
+                                 std::to_string(MORI_SHMEM_UNIQUEID_BYTES) + " bytes from get_uniqueid(), got " +
+                                 std::to_string(uidBytes.size()))
+                                    .c_str());
         mori_shmem_uniqueid_t uid;
-        raw.copy(reinterpret_cast<char*>(uid.internal), sizeof(uid.internal));
+        const char* raw = uidBytes.c_str();
+        std::copy(raw, raw + sizeof(uid.internal), reinterpret_cast<char*>(uid.internal));
         mori_shmem_init_attr_t attr = MORI_SHMEM_INIT_ATTR_INITIALIZER;
         check(mori_shmem_set_attr_uniqueid_args(rank, nranks, &uid, &attr), "init_with_uniqueid");
-        int s;
-        {
-          py::gil_scoped_release nogil;
-          s = mori_shmem_init_attr(MORI_SHMEM_INIT_WITH_UNIQUEID, &attr);
-        }
-        check(s, "init_with_uniqueid");
+        check(nogil([&] { return mori_shmem_init_attr(MORI_SHMEM_INIT_WITH_UNIQUEID, &attr); }), "init_with_uniqueid");
       },
-      py::arg("rank"), py::arg("nranks"), py::arg("uid"), "Collective: every PE passes rank 0's get_uniqueid().");
+      nb::arg("rank"), nb::arg("nranks"), nb::arg("uid"), "Collective: every PE passes rank 0's get_uniqueid().");
   m.def("initialized", []() { return mori_shmem_initialized() != 0; });
   m.def(
-      "finalize",
-      []() {
-        int s;
-        {
-          py::gil_scoped_release nogil;
-          s = mori_shmem_finalize();
-        }
-        check(s, "finalize");
-      },
+      "finalize", []() { check(nogil([] { return mori_shmem_finalize(); }), "finalize"); },
       "Collective. Memory from malloc() and tensors over it are invalid afterwards.");
 
   // ---- PEs and teams
@@ -205,19 +157,19 @@ PYBIND11_MODULE(_C, m) {
       [](int team) {
         requireInit("team_my_pe");
         const int pe = mori_shmem_team_my_pe(team);
-        if (pe < 0) throw py::value_error("mori_shmem.team_my_pe: unknown team " + std::to_string(team));
+        if (pe < 0) throw nb::value_error(("mori_shmem.team_my_pe: unknown team " + std::to_string(team)).c_str());
         return pe;
       },
-      py::arg("team"));
+      nb::arg("team"));
   m.def(
       "team_n_pes",
       [](int team) {
         requireInit("team_n_pes");
         const int n = mori_shmem_team_n_pes(team);
-        if (n < 0) throw py::value_error("mori_shmem.team_n_pes: unknown team " + std::to_string(team));
+        if (n < 0) throw nb::value_error(("mori_shmem.team_n_pes: unknown team " + std::to_string(team)).c_str());
         return n;
       },
-      py::arg("team"));
+      nb::arg("team"));
 
   // ---- symmetric memory
   m.def(
@@ -226,21 +178,21 @@ PYBIND11_MODULE(_C, m) {
         requireInit("malloc");
         void* p;
         {
-          py::gil_scoped_release nogil;
+          nb::gil_scoped_release release;
           p = mori_shmem_malloc(size);
         }
         if (!p && size != 0)
           throw Error("mori_shmem.malloc(" + std::to_string(size) + ") failed; the log above says why");
         return toAddress(p);
       },
-      py::arg("size"), "Collective: same size on every PE. Returns the device address (0 for size 0).");
+      nb::arg("size"), "Collective: same size on every PE. Returns the device address (0 for size 0).");
   m.def(
       "calloc",
       [](size_t count, size_t size) -> uintptr_t {
         requireInit("calloc");
         void* p;
         {
-          py::gil_scoped_release nogil;
+          nb::gil_scoped_release release;
           p = mori_shmem_calloc(count, size);
         }
         if (!p && count != 0 && size != 0)
@@ -248,70 +200,108 @@ PYBIND11_MODULE(_C, m) {
                       ") failed; the log above says why");
         return toAddress(p);
       },
-      py::arg("count"), py::arg("size"), "Collective: zeroed symmetric memory. Returns the device address.");
+      nb::arg("count"), nb::arg("size"), "Collective: zeroed symmetric memory. Returns the device address.");
   m.def(
       "free",
       [](uintptr_t addr) {
         requireInit("free");
-        py::gil_scoped_release nogil;
-        mori_shmem_free(toPointer(addr));
+        check(nogil([&] { return mori_shmem_free_status(toPointer(addr)); }), "free");
       },
-      py::arg("addr"), "Collective. 0 is ignored.");
+      nb::arg("addr"),
+      "Collective; 0 is ignored. Raises Error (nothing freed) when the PEs did not all free the same object.");
   m.def(
       "ptr",
-      [](uintptr_t addr, int pe) -> py::object {
+      [](uintptr_t addr, int pe) -> nb::object {
         requireInit("ptr");
         void* p = mori_shmem_ptr(toPointer(addr), pe);
-        if (!p) return py::none();
-        return py::int_(toAddress(p));
+        if (!p) return nb::none();
+        return nb::int_(toAddress(p));
       },
-      py::arg("addr"), py::arg("pe"),
+      nb::arg("addr"), nb::arg("pe"),
       "Address at which this PE can load/store pe's copy of the symmetric object at addr, or None if pe is not "
       "reached by P2P or addr is not symmetric.");
   m.def(
       "register",
       [](uintptr_t addr, size_t size) {
         requireInit("register");
-        int s;
-        {
-          py::gil_scoped_release nogil;
-          s = mori_shmem_register(toPointer(addr), size);
-        }
-        check(s, "register");
+        check(nogil([&] { return mori_shmem_register(toPointer(addr), size); }), "register");
       },
-      py::arg("addr"), py::arg("size"), "Collective: makes device memory allocated elsewhere symmetric.");
+      nb::arg("addr"), nb::arg("size"), "Collective: makes device memory allocated elsewhere symmetric.");
   m.def(
       "deregister",
       [](uintptr_t addr) {
         requireInit("deregister");
-        int s;
-        {
-          py::gil_scoped_release nogil;
-          s = mori_shmem_deregister(toPointer(addr));
-        }
-        check(s, "deregister");
+        check(nogil([&] { return mori_shmem_deregister(toPointer(addr)); }), "deregister");
       },
-      py::arg("addr"));
+      nb::arg("addr"));
 
   // ---- synchronisation and diagnostics
   m.def(
       "barrier_all",
       []() {
         requireInit("barrier_all");
-        int s;
-        {
-          py::gil_scoped_release nogil;
-          s = mori_shmem_barrier_all();
-        }
-        check(s, "barrier_all");
+        check(nogil([] { return mori_shmem_barrier_all(); }), "barrier_all");
       },
       "Collective: waits for this PE's GPU work, then for every PE.");
   m.def(
+      "barrier_all_on_stream",
+      [](uintptr_t stream) {
+        requireInit("barrier_all_on_stream");
+        check(mori_shmem_barrier_all_on_stream(toStream(stream)), "barrier_all_on_stream");
+      },
+      nb::arg("stream"), "Collective, stream-ordered: enqueues a barrier kernel on the stream handle.");
+  m.def(
+      "quiet_on_stream",
+      [](uintptr_t stream) {
+        requireInit("quiet_on_stream");
+        check(mori_shmem_quiet_on_stream(toStream(stream)), "quiet_on_stream");
+      },
+      nb::arg("stream"), "Stream-ordered: completes this PE's device operations when the stream reaches it.");
+
+  // ---- stream-ordered RMA (addresses and stream handles as ints; see mori/shmem.h)
+  m.def(
+      "putmem_on_stream",
+      [](uintptr_t dest, uintptr_t source, size_t bytes, int pe, uintptr_t stream) {
+        requireInit("putmem_on_stream");
+        check(mori_shmem_putmem_on_stream(toPointer(dest), toPointer(source), bytes, pe, toStream(stream)),
+              "putmem_on_stream");
+      },
+      nb::arg("dest"), nb::arg("source"), nb::arg("bytes"), nb::arg("pe"), nb::arg("stream"));
+  m.def(
+      "getmem_on_stream",
+      [](uintptr_t dest, uintptr_t source, size_t bytes, int pe, uintptr_t stream) {
+        requireInit("getmem_on_stream");
+        check(mori_shmem_getmem_on_stream(toPointer(dest), toPointer(source), bytes, pe, toStream(stream)),
+              "getmem_on_stream");
+      },
+      nb::arg("dest"), nb::arg("source"), nb::arg("bytes"), nb::arg("pe"), nb::arg("stream"));
+  m.def(
+      "putmem_signal_on_stream",
+      [](uintptr_t dest, uintptr_t source, size_t bytes, uintptr_t sig, uint64_t signal, int sigOp, int pe,
+         uintptr_t stream) {
+        requireInit("putmem_signal_on_stream");
+        check(mori_shmem_putmem_signal_on_stream(toPointer(dest), toPointer(source), bytes,
+                                                 static_cast<uint64_t*>(toPointer(sig)), signal, sigOp, pe,
+                                                 toStream(stream)),
+              "putmem_signal_on_stream");
+      },
+      nb::arg("dest"), nb::arg("source"), nb::arg("bytes"), nb::arg("sig_addr"), nb::arg("signal"), nb::arg("sig_op"),
+      nb::arg("pe"), nb::arg("stream"));
+  m.def(
+      "signal_wait_until_on_stream",
+      [](uintptr_t sig, int cmp, uint64_t value, uintptr_t stream) {
+        requireInit("signal_wait_until_on_stream");
+        check(mori_shmem_signal_wait_until_on_stream(static_cast<uint64_t*>(toPointer(sig)), cmp, value,
+                                                     toStream(stream)),
+              "signal_wait_until_on_stream");
+      },
+      nb::arg("sig_addr"), nb::arg("cmp"), nb::arg("cmp_value"), nb::arg("stream"));
+  m.def(
       "device_error",
-      []() -> py::object {
+      []() -> nb::object {
         char buf[1024];
-        if (!mori_shmem_device_error(buf, sizeof(buf))) return py::none();
-        return py::str(buf);
+        if (!mori_shmem_device_error(buf, sizeof(buf))) return nb::none();
+        return nb::str(buf);
       },
       "Why a kernel stopped on a mori-shmem device-side error, or None.");
 
@@ -332,8 +322,9 @@ PYBIND11_MODULE(_C, m) {
           throw Error(std::string("mori_shmem.pointer_device: ") + hipGetErrorName(e) + ": " + hipGetErrorString(e));
         return attr.device;
       },
-      py::arg("addr"), "The GPU that device address addr belongs to.");
-  m.def("_dlpack_capsule", &dlpackCapsule, py::arg("addr"), py::arg("shape"), py::arg("code"), py::arg("bits"),
-        py::arg("device_type"), py::arg("device_id"),
-        "A DLPack capsule over existing memory (does not own it); mori_shmem.as_tensor() is the public form.");
+      nb::arg("addr"), "The GPU that device address addr belongs to.");
+  m.def("_wrap", &wrap, nb::arg("addr"), nb::arg("shape"), nb::arg("code"), nb::arg("bits"), nb::arg("device_type"),
+        nb::arg("device_id"), nb::arg("owner").none(), nb::arg("framework"),
+        "A DLPack tensor over existing memory (no copy; owner is kept alive by it); mori_shmem.as_tensor() and "
+        "empty() are the public forms.");
 }

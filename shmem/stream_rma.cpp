@@ -1,0 +1,167 @@
+// The stream-ordered RMA of mori/shmem.h (mori_shmem_*_on_stream): host-side checks, then a
+// copy-engine copy on the peer mapping for P2P peers or a device-API kernel for the others.
+// The copy engine moved 391-396 GB/s between two H200s against 370 GB/s for SM stores, and it
+// leaves the SMs to the caller's kernels.
+#include <stdint.h>
+
+#include "mori/shmem.h"
+#include "shmem/runtime.hpp"
+#include "shmem/stream_rma_kernels.hpp"
+
+using mori::Status;
+using mori::shmem::Runtime;
+namespace log = mori::log;
+
+#define MORI_API extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+int code(Status s) { return static_cast<int>(s); }
+
+hipStream_t toStream(mori_shmem_stream_t s) { return reinterpret_cast<hipStream_t>(s); }
+
+const char* kindName(mori::shmem::Transport t) {
+  switch (t) {
+    case mori::shmem::Transport::P2P: return "P2P";
+    case mori::shmem::Transport::Rdma: return "RDMA";
+    case mori::shmem::Transport::Sdma: return "SDMA";
+    default: return "none";
+  }
+}
+
+// The symmetric object [p, p + bytes) as `pe`'s copy seen from here: checks that it lies in one
+// symmetric region of this PE. *peer is pe's copy when pe is reached by load/store (P2P), else
+// null (the device path serves it).
+Status resolve(Runtime& r, const char* call, const char* what, const void* p, size_t bytes, int pe, void** peer) {
+  const int me = r.ctx().myPe();
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  const bool inside = p && a + bytes > a && r.mem().peerPointer(p, me) == p &&
+                      r.mem().peerPointer(reinterpret_cast<const void*>(a + bytes - 1), me) ==
+                          reinterpret_cast<const void*>(a + bytes - 1);
+  if (!inside)
+    return MORI_FAIL(Status::InvalidUsage, log::kMem,
+                     "%s on PE %d: %s %p (%zu bytes) is not inside one symmetric object (mori_shmem_malloc or "
+                     "mori_shmem_register)",
+                     call, me, what, p, bytes);
+  *peer = r.mem().peerPointer(p, pe);
+  if (*peer) {
+    const void* peerLast = r.mem().peerPointer(reinterpret_cast<const void*>(a + bytes - 1), pe);
+    if (peerLast != static_cast<const uint8_t*>(*peer) + bytes - 1)
+      return MORI_FAIL(Status::Internal, log::kMem, "%s on PE %d: %s %p (%zu bytes) maps discontiguously on PE %d",
+                       call, me, what, p, bytes, pe);
+  } else if (r.ctx().transport(pe) == mori::shmem::Transport::P2P) {
+    return MORI_FAIL(Status::Internal, log::kMem, "%s on PE %d: PE %d is a P2P peer without a mapping of %s %p", call,
+                     me, pe, what, p);
+  }
+  return Status::Success;
+}
+
+// Common checks: initialised, PE in range, device pointers given.
+Runtime* begin(const char* call, int pe, const void* a, const void* b, Status* s) {
+  Runtime* r = Runtime::get(call);
+  if (!r) {
+    *s = Status::InvalidUsage;
+    return nullptr;
+  }
+  const int n = r->ctx().nPes();
+  if (pe < 0 || pe >= n) {
+    *s = MORI_FAIL(Status::InvalidUsage, log::kMem, "%s on PE %d: pe %d is out of range [0, %d)", call, r->ctx().myPe(),
+                   pe, n);
+    return nullptr;
+  }
+  if (!a || !b) {
+    *s = MORI_FAIL(Status::InvalidUsage, log::kMem, "%s on PE %d: NULL address (dest %p, source %p)", call,
+                   r->ctx().myPe(), a, b);
+    return nullptr;
+  }
+  *s = Status::Success;
+  return r;
+}
+
+Status putOnStream(const char* call, void* dest, const void* source, size_t bytes, uint64_t* sigAddr, uint64_t signal,
+                   int sigOp, int pe, hipStream_t stream) {
+  Status s;
+  Runtime* r = begin(call, pe, dest, source, &s);
+  if (!r) return s;
+  const int me = r->ctx().myPe();
+  if (sigAddr && (sigOp < 0 || sigOp >= mori::shmem::kSignalOpCount))
+    return MORI_FAIL(Status::InvalidUsage, log::kMem,
+                     "%s on PE %d: sig_op %d is neither MORI_SHMEM_SIGNAL_SET (0) nor _ADD (1)", call, me, sigOp);
+  if (reinterpret_cast<uintptr_t>(sigAddr) % alignof(uint64_t) != 0)
+    return MORI_FAIL(Status::InvalidUsage, log::kMem, "%s on PE %d: sig_addr %p is not 8-byte aligned", call, me,
+                     static_cast<void*>(sigAddr));
+  void* sigPeer = nullptr;
+  if (sigAddr) MORI_TRY(resolve(*r, call, "sig_addr", sigAddr, sizeof(uint64_t), pe, &sigPeer));
+  if (bytes == 0 && !sigAddr) return Status::Success;
+  void* peer = nullptr;
+  if (bytes) MORI_TRY(resolve(*r, call, "dest", dest, bytes, pe, &peer));
+  const bool p2p = bytes ? peer != nullptr : sigPeer != nullptr;
+  if (p2p) {
+    if (bytes) MORI_TRY(r->checkGpu(hipMemcpyAsync(peer, source, bytes, hipMemcpyDeviceToDevice, stream), call));
+    if (sigAddr) MORI_TRY(r->checkGpu(mori::shmem::launchSignalKernel(sigAddr, signal, sigOp, pe, stream), call));
+    return Status::Success;
+  }
+  // The device path reads the source through the NIC: it must be registered (symmetric) too.
+  void* unused = nullptr;
+  if (bytes) MORI_TRY(resolve(*r, call, "source (local side of an RDMA put)", source, bytes, me, &unused));
+  MORI_LOG_DEBUG(log::kMem, "%s on PE %d: %zu bytes to PE %d through the device path (%s)", call, me, bytes, pe,
+                 kindName(r->ctx().transport(pe)));
+  if (sigAddr)
+    return r->checkGpu(mori::shmem::launchPutSignalKernel(dest, source, bytes, sigAddr, signal, sigOp, pe, stream),
+                       call);
+  return r->checkGpu(mori::shmem::launchPutKernel(dest, source, bytes, pe, stream), call);
+}
+
+}  // namespace
+
+MORI_API int mori_shmem_putmem_on_stream(void* dest, const void* source, size_t bytes, int pe,
+                                         mori_shmem_stream_t stream) {
+  return code(putOnStream("mori_shmem_putmem_on_stream", dest, source, bytes, nullptr, 0, 0, pe, toStream(stream)));
+}
+
+MORI_API int mori_shmem_putmem_signal_on_stream(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
+                                                uint64_t signal, int sig_op, int pe, mori_shmem_stream_t stream) {
+  const char* call = "mori_shmem_putmem_signal_on_stream";
+  if (!sig_addr) {
+    Runtime* r = Runtime::get(call);
+    return r ? code(MORI_FAIL(Status::InvalidUsage, log::kMem, "%s on PE %d: sig_addr is NULL", call, r->ctx().myPe()))
+             : MORI_SHMEM_ERROR_INVALID_USAGE;
+  }
+  return code(putOnStream(call, dest, source, bytes, sig_addr, signal, sig_op, pe, toStream(stream)));
+}
+
+MORI_API int mori_shmem_getmem_on_stream(void* dest, const void* source, size_t bytes, int pe,
+                                         mori_shmem_stream_t stream) {
+  const char* call = "mori_shmem_getmem_on_stream";
+  Status s;
+  Runtime* r = begin(call, pe, dest, source, &s);
+  if (!r) return code(s);
+  if (bytes == 0) return MORI_SHMEM_SUCCESS;
+  void* peer = nullptr;
+  s = resolve(*r, call, "source", source, bytes, pe, &peer);
+  if (!mori::ok(s)) return code(s);
+  const hipStream_t st = toStream(stream);
+  if (peer) return code(r->checkGpu(hipMemcpyAsync(dest, peer, bytes, hipMemcpyDeviceToDevice, st), call));
+  void* unused = nullptr;
+  s = resolve(*r, call, "dest (local side of an RDMA get)", dest, bytes, r->ctx().myPe(), &unused);
+  if (!mori::ok(s)) return code(s);
+  return code(r->checkGpu(mori::shmem::launchGetKernel(dest, source, bytes, pe, st), call));
+}
+
+MORI_API int mori_shmem_signal_wait_until_on_stream(uint64_t* sig_addr, int cmp, uint64_t cmp_value,
+                                                    mori_shmem_stream_t stream) {
+  const char* call = "mori_shmem_signal_wait_until_on_stream";
+  Runtime* r = Runtime::get(call);
+  if (!r) return MORI_SHMEM_ERROR_INVALID_USAGE;
+  const int me = r->ctx().myPe();
+  if (cmp < 0 || cmp >= mori::shmem::kCmpCount)
+    return code(MORI_FAIL(Status::InvalidUsage, log::kMem,
+                          "%s on PE %d: cmp %d is not one of MORI_SHMEM_CMP_EQ (0) .. _LE (5)", call, me, cmp));
+  void* self = nullptr;
+  Status s = resolve(*r, call, "sig_addr", sig_addr, sizeof(uint64_t), me, &self);
+  if (!mori::ok(s)) return code(s);
+  if (reinterpret_cast<uintptr_t>(sig_addr) % alignof(uint64_t) != 0)
+    return code(MORI_FAIL(Status::InvalidUsage, log::kMem, "%s on PE %d: sig_addr %p is not 8-byte aligned", call, me,
+                          static_cast<void*>(sig_addr)));
+  return code(r->checkGpu(mori::shmem::launchSignalWaitKernel(sig_addr, cmp, cmp_value, toStream(stream)), call));
+}
