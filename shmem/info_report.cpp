@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -28,12 +29,30 @@ std::string envReport() {
   return s;
 }
 
+// Why no GPU is visible, in the words a user acts on: without any driver the runtime says "driver
+// version is insufficient" (NVIDIA) or "no ROCm-capable device" (AMD), which reads as a version
+// problem or a missing GPU.
+std::string noGpuReason(hipError_t e) {
+  int driver = 0;
+  const bool driverMissing =
+      MORI_PLATFORM_AMD ? access("/dev/kfd", F_OK) != 0 : hipDriverGetVersion(&driver) != hipSuccess || driver == 0;
+  if (driverMissing && (e == hipErrorInsufficientDriver || e == hipErrorNoDevice))
+    return MORI_PLATFORM_AMD ? "no GPU driver (/dev/kfd is missing)" : "no GPU driver";
+  if (e == hipErrorInsufficientDriver) {
+    int runtime = 0;
+    (void)hipRuntimeGetVersion(&runtime);
+    return bootstrap::strprintf("GPU driver too old for this build: driver %d, runtime %d", driver, runtime);
+  }
+  if (e == hipErrorNoDevice) return "the driver reports no GPU device";
+  return hipGetErrorString(e);
+}
+
 std::string gpuReport() {
   int n = 0;
   hipError_t e = hipGetDeviceCount(&n);
   if (e != hipSuccess || n == 0)
-    return bootstrap::strprintf("GPUs: none visible (%s); no GPU work can run here\n",
-                                e != hipSuccess ? hipGetErrorString(e) : "device count is 0");
+    return "GPUs: none visible (" + noGpuReason(e == hipSuccess ? hipErrorNoDevice : e) +
+           "); no GPU work can run here\n";
   std::string s = bootstrap::strprintf("GPUs: %d\n", n);
   for (int d = 0; d < n; ++d) {
     hipDeviceProp_t p;
