@@ -2,7 +2,7 @@
 """Fails when a comment or a document names a repository path that does not exist.
 
 Scanned: the comments of C/C++/HIP/CUDA sources (// and /* */), of CMake, shell and Python files
-(#), and the whole text of every Markdown file. bench/results/ is not scanned: its records cite
+(#), and the whole text of every Markdown file (in its code blocks, only names with a folder). bench/results/ is not scanned: its records cite
 the tree as it was when they were taken.
 
 What counts as a repository path (after stripping quotes, backticks, trailing punctuation and a
@@ -105,7 +105,8 @@ BRACE_INIT = re.compile(r"\w+\{[^{}]*\}")  # WqeDesc{Write, src/lkey, ...}: code
 def candidates(fragment):
     for tok in TOKEN_SPLIT.split(BRACE_INIT.sub(" ", fragment)):
         lead = len(tok) - len(tok.lstrip("*_"))  # Markdown emphasis: **path** or _path_
-        tok = tok[lead:len(tok) - lead] if lead and tok.endswith(tok[:lead]) else tok[lead:]
+        if lead and tok.endswith(tok[:lead]) and len(tok) > 2 * lead:
+            tok = tok[lead:len(tok) - lead]
         tok = tok.rstrip(".:!?]}")  # prose punctuation
         tok = re.sub(r":\d[\d,-]*$", "", tok)  # file.cpp:118-155
         tok = tok.lstrip("[{").removeprefix("./")
@@ -153,12 +154,25 @@ class Repo:
             if is_glob:
                 return None if self.glob("*" + path, self.paths) else "no path matches"
             return None if any(f == path or f.endswith("/" + path) for f in self.files) else "no file ends so"
+        if "/" not in path and ext in EXTENSIONS and is_glob:
+            return None if self.glob(path, self.names) else "no file name matches"
         if "/" not in path and ext in EXTENSIONS and re.match(r"^[A-Za-z_][\w.+-]*$", path):
             return None if path in self.names else "no file has this name"
         if "/" not in path and STAMP.match(path):
             pat = path if is_glob or path.endswith("_") else path + "*"
             return None if self.glob(pat + ("*" if path.endswith("_") else ""), self.names) else "no record matches"
         return None
+
+
+def markdown_lines(text):
+    """(line, text) of a Markdown file; in fenced code blocks only tokens with a folder are kept,
+    since bare names there are the reader's own files (torchrun ... app.py)."""
+    fenced = False
+    for no, ln in enumerate(text.split("\n"), 1):
+        if ln.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        yield no, " ".join(t for t in ln.split() if "/" in t) if fenced else ln
 
 
 def read(root, f):
@@ -172,7 +186,7 @@ def scan(repo):
         if f.startswith(SKIP_DIRS) or f == "tools/check_repo_paths.py":
             continue
         if f.endswith(".md"):
-            pieces = enumerate(read(repo.root, f).split("\n"), 1)
+            pieces = markdown_lines(read(repo.root, f))
         elif f.endswith(C_LIKE):
             pieces = c_comments(read(repo.root, f))
         elif f.endswith(HASH_LIKE):

@@ -26,8 +26,9 @@ TREE = {
     "tools/summ.py": "# Reads bench/results/2026-11-30T1630Z_*, then docs/NOPE.md\nx = '# docs/str.md'\n",
     "docs/GUIDE.md": ("See `src/common/env.cpp:12-20`, **docs/GUIDE.md**, `bench/results/2026-11-30T1630Z_*`,\n"
                       "`bench/results/2025-01-01T0000Z_*`, `2026-11-30T1630Z_*`, FACTS.md, env_vars.def,\n"
-                      "impl/copy.hpp, `mlx5dv.h`, providers/mlx5/qp.c, https://example.com/src/nothing.cpp,\n"
-                      "load/store, thread/warp/block, WqeDesc{Write, src/lkey, remote}, and bench/micro/probe.\n"),
+                      "impl/copy.hpp, *_run.json, the `*_nothing_like_it.sh` files, `mlx5dv.h`, providers/mlx5/qp.c, https://example.com/src/nothing.cpp,\n"
+                      "load/store, thread/warp/block, WqeDesc{Write, src/lkey, remote}, and bench/micro/probe.\n"
+                      "```sh\ntorchrun --nproc-per-node 2 app.py   # then tools/gone.sh\n```\n"),
     "include/mori/shmem/impl/copy.hpp": ('/* Block comment naming shmem/gone.cpp\n   and tools/run.sh */\n'
                                          'const char* s = "// src/not_a_comment.cpp";\n'),
 }
@@ -55,6 +56,8 @@ class CheckRepoPaths(unittest.TestCase):
             "tools/summ.py:1: docs/NOPE.md",
             "docs/GUIDE.md:2: bench/results/2025-01-01T0000Z_*",
             "docs/GUIDE.md:2: FACTS.md",
+            "docs/GUIDE.md:3: *_nothing_like_it.sh",
+            "docs/GUIDE.md:6: tools/gone.sh",
             "include/mori/shmem/impl/copy.hpp:1: shmem/gone.cpp",
         }
         self.assertEqual(self.flagged, expected, "\n".join(self.problems))
@@ -63,7 +66,7 @@ class CheckRepoPaths(unittest.TestCase):
         text = "\n".join(p.split(": ")[1] for p in self.problems)  # the flagged names only
         for ok in ("in_a_string", "str.md", "not_a_comment", "old_notes", "src/gone.cpp", "nothing.cpp", "lkey",
                    "mlx5dv.h", "qp.c", "load/store", "bench/micro/probe", "env_vars.def", "env.cpp", "GUIDE.md",
-                   "impl/copy.hpp", "tools/run.sh:", "2026-11-30T1630Z"):
+                   "impl/copy.hpp", "tools/run.sh:", "2026-11-30T1630Z", "app.py"):
             self.assertNotIn(ok, text)
 
     def test_exit_status(self):
