@@ -46,7 +46,15 @@ Status Context::create(bootstrap::Bootstrap& boot, const env::Config& cfg, std::
   // Every PE opens a device when any pair needs RDMA, so that registration stays collective.
   uint8_t haveRdma = 0;
   if (rdmaNeeded(in)) {
-    Status s = rdma::openDevice(c->peers_[c->myPe_].pciBusId, cfg, boot, &c->rdma_);
+    // The RDMA transport sees the bootstrap only as a PE group (it lives below application/);
+    // the device may keep it (a plugin's collectives), and the bootstrap outlives the Context.
+    rdma::PeGroup pes;
+    pes.rank = boot.rank();
+    pes.size = boot.size();
+    pes.localRank = boot.localRank();
+    pes.localSize = boot.localSize();
+    pes.allGather = [&boot](const void* in, void* out, size_t bytes) { return boot.allGather(in, out, bytes); };
+    Status s = rdma::openDevice(c->peers_[c->myPe_].pciBusId, cfg, pes, &c->rdma_);
     if (ok(s))
       haveRdma = 1;
     else

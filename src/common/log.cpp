@@ -18,6 +18,7 @@ struct State {
   std::atomic<int> level{static_cast<int>(Level::Warn)};
   std::atomic<uint32_t> mask{kAll};
   std::atomic<int> pe{-1};
+  std::atomic<Sink> sink{nullptr};
   FILE* out = stderr;
   std::mutex mutex;
   char host[64] = "";
@@ -137,6 +138,24 @@ bool enabled(Level level, Subsys subsys) {
 
 void setPe(int pe) { state().pe = pe; }
 
+Level level() {
+  ensureConfigured();
+  return static_cast<Level>(state().level.load(std::memory_order_relaxed));
+}
+
+Subsys mask() {
+  ensureConfigured();
+  return state().mask.load(std::memory_order_relaxed);
+}
+
+void forwardTo(Sink sink, Level runtimeLevel, Subsys runtimeMask) {
+  State& s = state();
+  s.configured = true;  // the runtime's settings, not this library's reading of the environment
+  s.level = static_cast<int>(runtimeLevel);
+  s.mask = runtimeMask;
+  s.sink = sink;
+}
+
 void write(Level level, Subsys subsys, const char* file, int line, const char* fmt, ...) {
   ensureConfigured();
   State& s = state();
@@ -146,6 +165,10 @@ void write(Level level, Subsys subsys, const char* file, int line, const char* f
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
+  if (Sink sink = s.sink.load()) {
+    sink(static_cast<int>(level), subsys, file, line, msg);
+    return;
+  }
   std::lock_guard<std::mutex> lock(s.mutex);
   int pe = s.pe.load();
   if (pe >= 0)

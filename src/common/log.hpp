@@ -26,6 +26,16 @@ void write(Level level, Subsys subsys, const char* file, int line, const char* f
 void setPe(int pe);
 // Re-reads MORI_SHMEM_DEBUG*; returns false (and logs why) on a bad value.
 bool configureFromEnv();
+// The level and subsystem mask in force (what a library the runtime loads is handed).
+Level level();
+Subsys mask();
+
+// In a library the runtime loads (an RDMA provider plugin, transport/rdma/core/rdma_plugin.h):
+// every later line goes to `sink`, the runtime's logger, instead of being written here, and
+// `runtimeLevel` / `runtimeMask` decide what is enabled. One output, one tag, one setting.
+// `level` as Level, `subsys` one Subsys bit, `message` the formatted text without the tag.
+using Sink = void (*)(int level, uint32_t subsys, const char* file, int line, const char* message);
+void forwardTo(Sink sink, Level runtimeLevel, Subsys runtimeMask);
 
 }  // namespace mori::log
 

@@ -2,13 +2,14 @@
 // one): listDevices and openDevice fail cleanly with a reason; MORI_SHMEM_RDMA_PLUGIN loads a
 // provider plugin or says exactly why it cannot.
 #include <gtest/gtest.h>
+#include <string.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "application/bootstrap/bootstrap.hpp"
 #include "transport/rdma/core/rdma_device.hpp"
+#include "transport/rdma/core/rdma_plugin.h"
 #include "transport/rdma/core/verbs_device.hpp"
 #include "transport/rdma/core/verbs_loader.hpp"
 
@@ -16,17 +17,15 @@ using namespace mori;
 
 namespace {
 
-// A single-PE bootstrap: openDevice only asks it for the local rank.
-class OnePe final : public bootstrap::Bootstrap {
- public:
-  int rank() const override { return 0; }
-  int size() const override { return 1; }
-  const char* name() const override { return "test"; }
-  Status allGather(const void*, void*, size_t) override { return Status::Success; }
-  Status allToAll(const void*, void*, size_t) override { return Status::Success; }
-  Status barrier() override { return Status::Success; }
-  Status broadcast(void*, size_t, int) override { return Status::Success; }
-};
+// A single-PE group: allGather copies this PE's contribution.
+rdma::PeGroup onePe() {
+  rdma::PeGroup g;
+  g.allGather = [](const void* in, void* out, size_t bytes) {
+    memcpy(out, in, bytes);
+    return Status::Success;
+  };
+  return g;
+}
 
 env::Config defaults() {
   env::Config c;
@@ -40,9 +39,8 @@ env::Config defaults() {
 Status openWithPlugin(const std::string& path, std::unique_ptr<rdma::Device>* dev, std::string* err) {
   env::Config cfg = defaults();
   cfg.rdmaPlugin = path;
-  OnePe boot;
   testing::internal::CaptureStderr();
-  Status s = rdma::openDevice("0000:00:00.0", cfg, boot, dev);
+  Status s = rdma::openDevice("0000:00:00.0", cfg, onePe(), dev);
   *err = testing::internal::GetCapturedStderr();
   return s;
 }
@@ -66,33 +64,33 @@ TEST(RdmaOpen, OpenDeviceWithoutDevicesIsNotSupported) {
   ASSERT_EQ(rdma::listDevices(&devices, &why), Status::Success);
   if (!devices.empty()) GTEST_SKIP() << "this machine has RDMA devices";
   env::Config cfg = defaults();
-  OnePe boot;
+  const rdma::PeGroup pes = onePe();
   std::unique_ptr<rdma::Device> dev;
   std::string reason;
-  EXPECT_EQ(rdma::openDevice("0000:1b:00.0", cfg, boot, &dev, &reason), Status::NotSupported);
+  EXPECT_EQ(rdma::openDevice("0000:1b:00.0", cfg, pes, &dev, &reason), Status::NotSupported);
   EXPECT_FALSE(dev);
   EXPECT_NE(reason.find("RDMA"), std::string::npos) << reason;
   // The 4-argument form logs the reason itself.
   testing::internal::CaptureStderr();
-  EXPECT_EQ(rdma::openDevice("0000:1b:00.0", cfg, boot, &dev), Status::NotSupported);
+  EXPECT_EQ(rdma::openDevice("0000:1b:00.0", cfg, pes, &dev), Status::NotSupported);
   std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find(reason), std::string::npos) << err;
   printf("  openDevice: %s\n", reason.c_str());
 }
 
 TEST(RdmaOpen, BadConfigurationIsRejectedFirst) {
-  OnePe boot;
+  const rdma::PeGroup pes = onePe();
   std::unique_ptr<rdma::Device> dev;
   env::Config cfg = defaults();
   cfg.qpDepth = 1000;
   testing::internal::CaptureStderr();
-  EXPECT_EQ(rdma::openDevice("", cfg, boot, &dev), Status::InvalidUsage);
+  EXPECT_EQ(rdma::openDevice("", cfg, pes, &dev), Status::InvalidUsage);
   std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("MORI_SHMEM_QP_DEPTH=1000"), std::string::npos) << err;
   cfg = defaults();
   cfg.numQpPerPe = 0;
   testing::internal::CaptureStderr();
-  EXPECT_EQ(rdma::openDevice("", cfg, boot, &dev), Status::InvalidUsage);
+  EXPECT_EQ(rdma::openDevice("", cfg, pes, &dev), Status::InvalidUsage);
   err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("MORI_SHMEM_NUM_QP_PER_PE=0"), std::string::npos) << err;
 }
@@ -128,7 +126,18 @@ TEST(RdmaPlugin, WrongInterfaceVersion) {
   EXPECT_EQ(openWithPlugin(MORI_TEST_PLUGIN_WRONG_VERSION, &dev, &err), Status::InvalidUsage);
   EXPECT_NE(err.find(MORI_TEST_PLUGIN_WRONG_VERSION), std::string::npos) << err;
   EXPECT_NE(err.find("interface version 999"), std::string::npos) << err;
-  EXPECT_NE(err.find("needs version " + std::to_string(rdma::kPluginInterfaceVersion)), std::string::npos) << err;
+  EXPECT_NE(err.find("needs version " + std::to_string(MORI_RDMA_PLUGIN_INTERFACE)), std::string::npos) << err;
+}
+
+// Interface 1 passed C++ objects and exported no interface function: refused before any call.
+TEST(RdmaPlugin, PluginWithoutInterfaceFunction) {
+  std::unique_ptr<rdma::Device> dev;
+  std::string err;
+  EXPECT_EQ(openWithPlugin(MORI_TEST_PLUGIN_NO_INTERFACE, &dev, &err), Status::InvalidUsage);
+  EXPECT_FALSE(dev);
+  EXPECT_NE(err.find(MORI_TEST_PLUGIN_NO_INTERFACE), std::string::npos) << err;
+  EXPECT_NE(err.find("exports no mori_shmem_rdma_plugin_interface"), std::string::npos) << err;
+  EXPECT_EQ(err.find("fake_nic0: opened"), std::string::npos) << "open() was called: " << err;
 }
 
 TEST(RdmaPlugin, GoodPluginProvidesTheDevice) {
@@ -136,10 +145,56 @@ TEST(RdmaPlugin, GoodPluginProvidesTheDevice) {
   std::string err;
   ASSERT_EQ(openWithPlugin(MORI_TEST_PLUGIN_GOOD, &dev, &err), Status::Success) << err;
   ASSERT_TRUE(dev);
+  // The plugin logs through the runtime's logger: its line carries the runtime's tag.
+  EXPECT_NE(err.find("] WARN RDMA fake_plugin.cpp:"), std::string::npos) << err;
+  EXPECT_NE(err.find("fake_nic0: opened by PE 0"), std::string::npos) << err;
   EXPECT_STREQ(dev->name(), "fake_nic0");
+  EXPECT_EQ(dev->provider(), rdma::Provider::Mlx5);
   rdma::MemoryRegistration reg;
   EXPECT_EQ(dev->registerMemory(&reg, sizeof(reg), &reg), Status::Success);
+  EXPECT_EQ(reg.lkey, 1u);
   EXPECT_EQ(reg.rkey, 2u);
+  EXPECT_EQ(reg.handle, static_cast<void*>(&reg));
+  EXPECT_EQ(dev->deregisterMemory(reg), Status::Success);
+
+  // Endpoints: the handle and wire info cross the C table unchanged.
+  rdma::EndpointConfig cfg;
+  cfg.peer = 0;
+  cfg.qpIndex = 3;
+  cfg.sqDepth = 256;
+  std::unique_ptr<rdma::Endpoint> ep;
+  ASSERT_EQ(dev->createEndpoint(cfg, &ep), Status::Success);
+  ASSERT_TRUE(ep);
+  EXPECT_EQ(ep->deviceHandle().qpn, 0x126u);
+  EXPECT_EQ(ep->deviceHandle().sqDepth, 256u);
+  EXPECT_EQ(ep->deviceHandle().qpIndex, 3u);
+  EXPECT_EQ(ep->localInfo().qpn, 0x126u);
+  EXPECT_EQ(ep->deviceMemoryBytes(), 4096u);
+  EXPECT_EQ(ep->connect(ep->localInfo()), Status::Success);
+
+  // Bad inputs: the plugin's status comes back, and the message names the device and the call.
+  rdma::EndpointWireInfo other = ep->localInfo();
+  other.qpn = 0x999;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(ep->connect(other), Status::Remote);
+  rdma::MemoryRegistration bad;
+  EXPECT_EQ(dev->registerMemory(nullptr, 0, &bad), Status::InvalidUsage);
+  std::unique_ptr<rdma::Endpoint> none;
+  cfg.peer = -1;
+  EXPECT_EQ(dev->createEndpoint(cfg, &none), Status::InvalidUsage);
+  EXPECT_FALSE(none);
+  err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("fake_nic0: connect(QP 0x126 to QP 0x999)"), std::string::npos) << err;
+  EXPECT_NE(err.find("fake_nic0: register_memory"), std::string::npos) << err;
+  EXPECT_NE(err.find("fake_nic0: create_endpoint(PE -1 #3"), std::string::npos) << err;
+
+  // Endpoint and device go back to the plugin (destroy, close).
+  testing::internal::CaptureStderr();
+  ep.reset();
+  dev.reset();
+  err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("fake_nic0: endpoint destroyed, peer 0"), std::string::npos) << err;
+  EXPECT_NE(err.find("fake_nic0: device closed, provider 1"), std::string::npos) << err;
 }
 
 TEST(RdmaProviders, LibrariesAreFoundOrExplained) {

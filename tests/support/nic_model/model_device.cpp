@@ -39,21 +39,21 @@ void stopAllAtExit() {
 
 }  // namespace
 
-Status ModelDevice::open(bootstrap::Bootstrap& boot, const ModelConfig& cfg, std::unique_ptr<ModelDevice>* out) {
-  std::unique_ptr<ModelDevice> d(new ModelDevice(boot, cfg));
+Status ModelDevice::open(const rdma::PeGroup& pes, const ModelConfig& cfg, std::unique_ptr<ModelDevice>* out) {
+  std::unique_ptr<ModelDevice> d(new ModelDevice(pes, cfg));
   MORI_TRY(d->init());
   *out = std::move(d);
   return Status::Success;
 }
 
 Status ModelDevice::init() {
-  myPe_ = boot_.rank();
-  nPes_ = boot_.size();
+  myPe_ = pes_.rank;
+  nPes_ = pes_.size;
   snprintf(name_, sizeof(name_), "nic_model_%s", providerName(cfg_.provider));
-  if (boot_.localSize() != nPes_)
+  if (pes_.localSize != nPes_)
     return MORI_FAIL(Status::NotSupported, log::kRdma,
                      "NIC model: it reaches peers through GPU P2P mappings, so all %d PEs must share one host (%d do)",
-                     nPes_, boot_.localSize());
+                     nPes_, pes_.localSize);
   MORI_HIP_TRY(hipGetDevice(&gpu_), log::kRdma);
   hipDeviceProp_t prop;
   MORI_HIP_TRY(hipGetDeviceProperties(&prop, gpu_), log::kRdma);
@@ -191,7 +191,7 @@ Status ModelDevice::registerMemory(void* ptr, size_t bytes, rdma::MemoryRegistra
   const uint32_t seq = regSeq_++;
   const uint32_t lkey = makeKey(kTagRegionLkey, seq, myPe_), rkey = makeKey(kTagRegionRkey, seq, myPe_);
   Registration r;
-  MORI_TRY(exchangeRegion(boot_, seq, ptr, bytes, rkey, &r.copies));
+  MORI_TRY(exchangeRegion(pes_, seq, ptr, bytes, rkey, &r.copies));
   Status s = quiescent([&]() -> Status {
     std::vector<KeyEntry> add;
     add.push_back(KeyEntry{lkey, kLocalKey, 1, myPe_, 0, reinterpret_cast<uint64_t>(ptr), bytes,

@@ -31,7 +31,6 @@
 #include <thread>
 #include <vector>
 
-#include "application/bootstrap/bootstrap.hpp"
 #include "mori/platform/gpu_runtime.hpp"
 #include "tests/support/nic_model/host_mapped.hpp"
 #include "tests/support/nic_model/model_config.hpp"
@@ -49,7 +48,7 @@ struct QpHostWords {
 
 class ModelDevice final : public rdma::Device {
  public:
-  static Status open(bootstrap::Bootstrap& boot, const ModelConfig& cfg, std::unique_ptr<ModelDevice>* out);
+  static Status open(const rdma::PeGroup& pes, const ModelConfig& cfg, std::unique_ptr<ModelDevice>* out);
   ~ModelDevice() override;
 
   const char* name() const override { return name_; }
@@ -100,7 +99,7 @@ class ModelDevice final : public rdma::Device {
     bool stuckLogged = false;
   };
 
-  ModelDevice(bootstrap::Bootstrap& boot, const ModelConfig& cfg) : boot_(boot), cfg_(cfg) {}
+  ModelDevice(const rdma::PeGroup& pes, const ModelConfig& cfg) : pes_(pes), cfg_(cfg) {}
   Status init();
   // Runs `change` (which uploads what it changed) while no model kernel runs.
   template <class F>
@@ -120,7 +119,7 @@ class ModelDevice final : public rdma::Device {
   bool sqPosition(uint64_t reg, const ModelQp& q, uint32_t* pos) const;
   uint32_t sqModulus(uint32_t sqDepth) const;
 
-  bootstrap::Bootstrap& boot_;
+  rdma::PeGroup pes_;  // the runtime's (rdma_plugin.h host table)
   ModelConfig cfg_;
   char name_[32] = "nic_model";
   int myPe_ = 0, nPes_ = 1, gpu_ = 0;

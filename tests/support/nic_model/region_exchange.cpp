@@ -19,9 +19,9 @@ struct RegionWire {
 
 }  // namespace
 
-Status exchangeRegion(bootstrap::Bootstrap& boot, uint32_t seq, void* ptr, size_t bytes, uint32_t rkey,
+Status exchangeRegion(const rdma::PeGroup& pes, uint32_t seq, void* ptr, size_t bytes, uint32_t rkey,
                       std::vector<RegionCopy>* out) {
-  const int n = boot.size(), me = boot.rank();
+  const int n = pes.size, me = pes.rank;
   RegionWire mine;
   memset(&mine, 0, sizeof(mine));
   mine.seq = seq;
@@ -31,7 +31,7 @@ Status exchangeRegion(bootstrap::Bootstrap& boot, uint32_t seq, void* ptr, size_
   mine.size = bytes;
   if (ptr && bytes) mine.exported = ok(p2p::exportRange(ptr, bytes, &mine.ipc)) ? 1 : 0;
   std::vector<RegionWire> all(n);
-  MORI_TRY(boot.allGather(&mine, all.data(), sizeof(RegionWire)));
+  MORI_TRY(pes.allGather(&mine, all.data(), sizeof(RegionWire)));
   for (int pe = 0; pe < n; ++pe) {
     if (all[pe].seq != seq)
       return MORI_FAIL(Status::InvalidUsage, log::kRdma,

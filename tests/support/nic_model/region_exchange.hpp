@@ -9,8 +9,8 @@
 
 #include <vector>
 
-#include "application/bootstrap/bootstrap.hpp"
 #include "src/common/status.hpp"
+#include "transport/rdma/core/rdma_device.hpp"
 
 namespace mori::test::nicmodel {
 
@@ -27,7 +27,7 @@ struct RegionCopy {
 // Collective: every PE calls with its copy of registration number `seq` (the same on every PE,
 // or InvalidUsage). Every PE takes part even when its own range cannot be exported, so the
 // collectives stay matched; then all report the failure. On success *out has one entry per PE.
-Status exchangeRegion(bootstrap::Bootstrap& boot, uint32_t seq, void* ptr, size_t bytes, uint32_t rkey,
+Status exchangeRegion(const rdma::PeGroup& pes, uint32_t seq, void* ptr, size_t bytes, uint32_t rkey,
                       std::vector<RegionCopy>* out);
 
 // Closes the IPC mappings of `copies`.

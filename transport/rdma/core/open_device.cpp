@@ -3,7 +3,6 @@
 #include <string>
 #include <vector>
 
-#include "application/bootstrap/bootstrap.hpp"
 #include "transport/rdma/core/device_discovery.hpp"
 #include "transport/rdma/core/device_selection.hpp"
 #include "transport/rdma/core/endpoint_layout.hpp"
@@ -21,13 +20,13 @@ Status notSupported(std::string* why, const std::string& reason) {
 
 }  // namespace
 
-Status openDevice(const std::string& gpuPciBusId, const env::Config& cfg, bootstrap::Bootstrap& boot,
+Status openDevice(const std::string& gpuPciBusId, const env::Config& cfg, const PeGroup& pes,
                   std::unique_ptr<Device>* out, std::string* why) {
   MORI_TRY(validateQpDepth(cfg.qpDepth));
   if (cfg.numQpPerPe < 1 || cfg.numQpPerPe > 64)
     return MORI_FAIL(Status::InvalidUsage, log::kRdma, "MORI_SHMEM_NUM_QP_PER_PE=%lld is not valid: expected 1..64",
                      static_cast<long long>(cfg.numQpPerPe));
-  if (!cfg.rdmaPlugin.empty()) return openPluginDevice(cfg.rdmaPlugin, boot, cfg, out);
+  if (!cfg.rdmaPlugin.empty()) return openPluginDevice(cfg.rdmaPlugin, pes, out);
 
   DeviceFilter filter;
   MORI_TRY(parseDeviceFilter(cfg.rdmaDevices, &filter));
@@ -94,7 +93,7 @@ Status openDevice(const std::string& gpuPciBusId, const env::Config& cfg, bootst
   if (candidates.empty()) return notSupported(why, "no usable RDMA port (" + skipped + ")");
 
   const std::string gpuPath = pciPathOfBusId(gpuPciBusId);
-  const int pick = pickClosestNic(gpuPath, candidates, boot.localRank());
+  const int pick = pickClosestNic(gpuPath, candidates, pes.localRank);
   const DeviceTarget& t = targets[static_cast<size_t>(pick)];
   MORI_LOG_INFO(log::kRdma, "GPU %s: using %s port %d (%s; PCI distance %d)", gpuPciBusId.c_str(), t.name.c_str(),
                 t.port, providerName(t.provider), pciDistance(gpuPath, candidates[static_cast<size_t>(pick)].pciPath));
@@ -107,10 +106,10 @@ Status openDevice(const std::string& gpuPciBusId, const env::Config& cfg, bootst
   return MORI_FAIL(Status::Internal, log::kRdma, "openDevice: %s has no provider", t.name.c_str());
 }
 
-Status openDevice(const std::string& gpuPciBusId, const env::Config& cfg, bootstrap::Bootstrap& boot,
+Status openDevice(const std::string& gpuPciBusId, const env::Config& cfg, const PeGroup& pes,
                   std::unique_ptr<Device>* out) {
   std::string why;
-  Status s = openDevice(gpuPciBusId, cfg, boot, out, &why);
+  Status s = openDevice(gpuPciBusId, cfg, pes, out, &why);
   if (s == Status::NotSupported && !why.empty())
     MORI_LOG_WARN(log::kRdma, "RDMA transport not available: %s", why.c_str());
   return s;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,10 +14,6 @@
 #include "mori/transport/rdma/device_host/endpoint.hpp"
 #include "src/common/env.hpp"
 #include "src/common/status.hpp"
-
-namespace mori::bootstrap {
-class Bootstrap;
-}
 
 namespace mori::rdma {
 
@@ -39,7 +36,7 @@ struct EndpointWireInfo {
   uint8_t reserved[2];
   uint64_t opaque[4];  // backend-specific
 };
-static_assert(sizeof(EndpointWireInfo) == 64, "EndpointWireInfo is exchanged as raw bytes");
+static_assert(sizeof(EndpointWireInfo) == 64, "EndpointWireInfo is exchanged as raw bytes (and crosses rdma_plugin.h)");
 
 struct EndpointConfig {
   int peer = -1;
@@ -90,24 +87,26 @@ struct DeviceInfo {
 // empty list and Success, with `why` saying which.
 Status listDevices(std::vector<DeviceInfo>* out, std::string* why);
 
-// Opens the device serving `gpuPciBusId` best (PCI distance), honouring MORI_SHMEM_RDMA_DEVICES,
-// or the provider plugin named by MORI_SHMEM_RDMA_PLUGIN. NotSupported (with the reason logged)
-// when there is none.
-Status openDevice(const std::string& gpuPciBusId, const env::Config& cfg, bootstrap::Bootstrap& boot,
-                  std::unique_ptr<Device>* out);
+// This PE's place among the PEs and one collective over them: what the RDMA transport needs from
+// the layer above (application/context builds it from its Bootstrap). allGather: out[r * bytes ..)
+// receives PE r's `in`; collective, same order on every PE.
+struct PeGroup {
+  int rank = 0;
+  int size = 1;
+  int localRank = 0;  // among the PEs on this host
+  int localSize = 1;
+  std::function<Status(const void* in, void* out, size_t bytes)> allGather;
+};
 
-// Entry point a provider plugin exports (extern "C"): fills *out and returns 0, or returns a
-// mori_shmem_status_t. `version` is kPluginInterfaceVersion of the loader.
-constexpr int kPluginInterfaceVersion = 1;
-using PluginOpenFn = int (*)(int version, bootstrap::Bootstrap* boot, const env::Config* cfg, Device** out);
-constexpr const char* kPluginOpenSymbol = "mori_shmem_rdma_plugin_open";
-// A plugin should also export `extern "C" const int mori_shmem_rdma_plugin_version =
-// kPluginInterfaceVersion;` so that a mismatch is reported before anything is called.
-constexpr const char* kPluginVersionSymbol = "mori_shmem_rdma_plugin_version";
+// Opens the device serving `gpuPciBusId` best (PCI distance; ties spread by pes.localRank),
+// honouring MORI_SHMEM_RDMA_DEVICES, or the provider plugin named by MORI_SHMEM_RDMA_PLUGIN (C
+// interface: rdma_plugin.h). NotSupported (with the reason logged) when there is none.
+Status openDevice(const std::string& gpuPciBusId, const env::Config& cfg, const PeGroup& pes,
+                  std::unique_ptr<Device>* out);
 
 // openDevice that hands NotSupported's reason to the caller (the Context words its own message
 // about which transports remain) instead of logging it at WARN.
-Status openDevice(const std::string& gpuPciBusId, const env::Config& cfg, bootstrap::Bootstrap& boot,
+Status openDevice(const std::string& gpuPciBusId, const env::Config& cfg, const PeGroup& pes,
                   std::unique_ptr<Device>* out, std::string* whyNotSupported);
 
 }  // namespace mori::rdma
