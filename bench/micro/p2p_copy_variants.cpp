@@ -11,7 +11,7 @@
 //   unit_share_unskewed  the same shares copied without the line skew (copyElements with
 //                skew 0): the loop as it was before copyBytes grouped warps on 128-byte lines
 //   warp_unit_share  putmem_nbi_warp as mori-shmem-perf runs it: every warp of the grid copies its
-//                unitShare of the buffer with copyBytes over its 32 lanes
+//                even share of the buffer with copyBytes over its 32 lanes
 //   warp_simple  the same shares with one 16-byte load and store per lane at a time
 //   library_1cta_per_sm  the library copy with 200 KB of shared memory per CTA, so that no SM
 //                can hold two CTAs (as in a kernel at 64 registers x 1024 threads)
@@ -36,7 +36,6 @@
 #include "micro_check.hpp"
 #include "mori/platform/gpu_runtime.hpp"
 #include "mori/shmem/impl/copy.hpp"
-#include "tools/perf/work_split.hpp"
 
 enum Variant {
   kLibrary,
@@ -70,6 +69,15 @@ static const char* kNames[kCount] = {"library",
                                      "store_only",
                                      "grid_store"};
 
+// Unit u's share, in bytes, of n16 16-byte elements cut among `units` as evenly as possible
+// (neighbours differ by at most one element): the shares mori-shmem-perf cuts for a multiple of
+// 16 bytes (unitShare in tools/perf/work_split.hpp; bench/ does not include the tool's sources).
+__device__ void evenShare(size_t n16, size_t units, size_t u, size_t* begin, size_t* len) {
+  const size_t first = n16 * u / units, last = n16 * (u + 1) / units;
+  *begin = first * 16;
+  *len = (last - first) * 16;
+}
+
 // n16: 16-byte elements in the whole buffer; CTA b owns [b * share, (b + 1) * share).
 template <int V>
 __global__ void __launch_bounds__(1024) copyKernel(uint4* dst, const uint4* src, size_t n16, int iters) {
@@ -81,19 +89,19 @@ __global__ void __launch_bounds__(1024) copyKernel(uint4* dst, const uint4* src,
                                    static_cast<int>(blockDim.x));
     } else if constexpr (V == kUnitShare) {
       size_t b, len;
-      mori::perf::unitShare(n16 * 16, gridDim.x, blockIdx.x, &b, &len);
+      evenShare(n16, gridDim.x, blockIdx.x, &b, &len);
       mori::shmem::impl::copyBytes(reinterpret_cast<uint8_t*>(dst) + b, reinterpret_cast<const uint8_t*>(src) + b, len,
                                    static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
     } else if constexpr (V == kUnitShareUnskewed) {
       size_t b, len;
-      mori::perf::unitShare(n16 * 16, gridDim.x, blockIdx.x, &b, &len);
+      evenShare(n16, gridDim.x, blockIdx.x, &b, &len);
       mori::shmem::impl::copyElements<4>(dst + b / 16, src + b / 16, len / 16, static_cast<int>(threadIdx.x),
                                          static_cast<int>(blockDim.x));
     } else if constexpr (V == kWarpUnitShare || V == kWarpSimple) {
       const size_t warps = gridDim.x * (blockDim.x / 32), w = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
       const int lane = static_cast<int>(threadIdx.x % 32);
       size_t b, len;
-      mori::perf::unitShare(n16 * 16, warps, w, &b, &len);
+      evenShare(n16, warps, w, &b, &len);
       if constexpr (V == kWarpUnitShare) {
         mori::shmem::impl::copyBytes<true>(reinterpret_cast<uint8_t*>(dst) + b,
                                            reinterpret_cast<const uint8_t*>(src) + b, len, lane, 32);
