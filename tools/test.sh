@@ -101,6 +101,8 @@ skip_summary() {  # <platform> <build dir> <ctest output>
 status=0
 echo "== repository paths named in comments and docs"
 python3 "$ROOT/tools/check_repo_paths.py" "$ROOT" || status=1
+echo "== layers: includes point down, each CMakeLists.txt compiles its own folder (tools/check_layers.py)"
+python3 "$ROOT/tools/check_layers.py" "$ROOT" && python3 "$ROOT/tools/check_layers_test.py" -q || status=1
 for platform in $platforms; do
   build=$BUILD_ROOT/$platform
   case $platform in
