@@ -36,7 +36,7 @@ EXTERNAL = {"nvshmem.h", "ibgda_device.cuh", "CMakeCXXCompilerId.cpp", "setup.py
 EXTERNAL_PREFIXES = ("include/linux/", "nvshmem", "build/", "build-")
 SKIP_DIRS = ("bench/results/",)
 C_LIKE = (".c", ".cc", ".cpp", ".hpp", ".h", ".cu", ".cuh", ".hip", ".in")
-HASH_LIKE = (".cmake", ".sh", ".py", ".list", "CMakeLists.txt", ".yml", ".yaml", ".toml", ".ci/run")
+HASH_LIKE = (".cmake", ".cmake.in", ".sh", ".py", ".list", "CMakeLists.txt", ".yml", ".yaml", ".toml", ".ci/run")
 STAMP = re.compile(r"^20\d\d-\d\d-\d\d[a-z]?(T\d{4}Z)?_[A-Za-z0-9_.*?-]*$")
 TOKEN_SPLIT = re.compile(r"[\s`'\"()<>,;|=]+")
 GLOB_CHARS = set("*?[")
@@ -187,10 +187,10 @@ def scan(repo):
             continue
         if f.endswith(".md"):
             pieces = markdown_lines(read(repo.root, f))
-        elif f.endswith(C_LIKE):
-            pieces = c_comments(read(repo.root, f))
         elif f.endswith(HASH_LIKE):
             pieces = hash_comments(read(repo.root, f))
+        elif f.endswith(C_LIKE):
+            pieces = c_comments(read(repo.root, f))
         else:
             continue
         for line, text in pieces:
