@@ -237,16 +237,7 @@ BnxtEndpoint::~BnxtEndpoint() {
 
 Status openBnxtDevice(const VerbsApi& api, const DeviceTarget& target, const env::Config& cfg,
                       std::unique_ptr<Device>* out) {
-  std::string why;
-  bnxt_dv::BroadcomApi dv{};
-  if (!ok(loadBroadcomApi(&dv, &why)))
-    return MORI_FAIL(Status::NotSupported, log::kRdma,
-                     "%s is a bnxt_re device but GPU-resident queues are unavailable: %s", target.name.c_str(),
-                     why.c_str());
-  auto dev = std::make_unique<BnxtDevice>();
-  MORI_TRY(dev->open(api, dv, target, cfg));
-  *out = std::move(dev);
-  return Status::Success;
+  return openDirectVerbsDevice<BnxtDevice>(api, target, cfg, loadBroadcomApi, "a bnxt_re", out);
 }
 
 }  // namespace mori::rdma

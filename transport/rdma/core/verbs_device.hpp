@@ -73,6 +73,23 @@ class VerbsDevice : public Device {
   size_t pageBytes_ = 0;
 };
 
+// The entry point of a provider whose Device D needs the vendor's direct-verbs table Dv first
+// (bnxt_re, ionic): `load` fills it or says why not (then NotSupported naming the device as
+// `family`, e.g. "a bnxt_re"), and D::open(api, dv, target, cfg) opens the device on it.
+template <class D, class Dv>
+Status openDirectVerbsDevice(const VerbsApi& api, const DeviceTarget& target, const env::Config& cfg,
+                             Status (*load)(Dv*, std::string*), const char* family, std::unique_ptr<Device>* out) {
+  std::string why;
+  Dv dv{};
+  if (!ok(load(&dv, &why)))
+    return MORI_FAIL(Status::NotSupported, log::kRdma, "%s is %s device but GPU-resident queues are unavailable: %s",
+                     target.name.c_str(), family, why.c_str());
+  auto dev = std::make_unique<D>();
+  MORI_TRY(dev->open(api, dv, target, cfg));
+  *out = std::move(dev);
+  return Status::Success;
+}
+
 // Provider entry points used by openDevice (defined in mlx5/, bnxt/, ionic/).
 Status openMlx5Device(const VerbsApi& api, const DeviceTarget& target, const env::Config& cfg,
                       std::unique_ptr<Device>* out);

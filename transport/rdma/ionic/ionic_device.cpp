@@ -279,16 +279,7 @@ IonicEndpoint::~IonicEndpoint() {
 
 Status openIonicDevice(const VerbsApi& api, const DeviceTarget& target, const env::Config& cfg,
                        std::unique_ptr<Device>* out) {
-  std::string why;
-  ionic_dv::Api dv{};
-  if (!ok(loadIonicApi(&dv, &why)))
-    return MORI_FAIL(Status::NotSupported, log::kRdma,
-                     "%s is an ionic device but GPU-resident queues are unavailable: %s", target.name.c_str(),
-                     why.c_str());
-  auto dev = std::make_unique<IonicDevice>();
-  MORI_TRY(dev->open(api, dv, target, cfg));
-  *out = std::move(dev);
-  return Status::Success;
+  return openDirectVerbsDevice<IonicDevice>(api, target, cfg, loadIonicApi, "an ionic", out);
 }
 
 }  // namespace mori::rdma
