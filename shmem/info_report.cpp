@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "application/bootstrap/format.hpp"
 #include "application/context/transport_table.hpp"
 #include "mori/platform/gpu_runtime.hpp"
 #include "shmem/runtime.hpp"
+#include "src/common/format.hpp"
 #include "transport/rdma/core/rdma_device.hpp"
 
 namespace mori::shmem {
@@ -23,8 +23,7 @@ std::string envReport() {
   std::string s = "environment (MORI_SHMEM_*):\n";
   for (const auto& v : env::table()) {
     const char* set = getenv(v.name);
-    s += bootstrap::strprintf("  %-32s %-10s %s\n", v.name,
-                              set ? set : (std::string("(") + v.defaultValue + ")").c_str(), v.doc);
+    s += strprintf("  %-32s %-10s %s\n", v.name, set ? set : (std::string("(") + v.defaultValue + ")").c_str(), v.doc);
   }
   return s;
 }
@@ -41,7 +40,7 @@ std::string noGpuReason(hipError_t e) {
   if (e == hipErrorInsufficientDriver) {
     int runtime = 0;
     (void)hipRuntimeGetVersion(&runtime);
-    return bootstrap::strprintf("GPU driver too old for this build: driver %d, runtime %d", driver, runtime);
+    return strprintf("GPU driver too old for this build: driver %d, runtime %d", driver, runtime);
   }
   if (e == hipErrorNoDevice) return "the driver reports no GPU device";
   return hipGetErrorString(e);
@@ -53,24 +52,24 @@ std::string gpuReport() {
   if (e != hipSuccess || n == 0)
     return "GPUs: none visible (" + noGpuReason(e == hipSuccess ? hipErrorNoDevice : e) +
            "); no GPU work can run here\n";
-  std::string s = bootstrap::strprintf("GPUs: %d\n", n);
+  std::string s = strprintf("GPUs: %d\n", n);
   for (int d = 0; d < n; ++d) {
     hipDeviceProp_t p;
     if (hipGetDeviceProperties(&p, d) != hipSuccess) continue;
     char bus[32] = "";
     (void)hipDeviceGetPCIBusId(bus, sizeof(bus), d);
-    s += bootstrap::strprintf("  GPU %d: %s, %s, %d SMs/CUs, wave %d, %.1f GiB\n", d, p.name, bus,
-                              p.multiProcessorCount, p.warpSize, static_cast<double>(p.totalGlobalMem) / (1u << 30));
+    s += strprintf("  GPU %d: %s, %s, %d SMs/CUs, wave %d, %.1f GiB\n", d, p.name, bus, p.multiProcessorCount,
+                   p.warpSize, static_cast<double>(p.totalGlobalMem) / (1u << 30));
   }
   s += "P2P access (row can map column):\n       ";
-  for (int b = 0; b < n; ++b) s += bootstrap::strprintf(" GPU%-2d", b);
+  for (int b = 0; b < n; ++b) s += strprintf(" GPU%-2d", b);
   s += "\n";
   for (int a = 0; a < n; ++a) {
-    s += bootstrap::strprintf("  GPU%-2d", a);
+    s += strprintf("  GPU%-2d", a);
     for (int b = 0; b < n; ++b) {
       int can = a == b;
       if (a != b && hipDeviceCanAccessPeer(&can, a, b) != hipSuccess) can = -1;
-      s += bootstrap::strprintf(" %5s", can < 0 ? "?" : can ? "yes" : "no");
+      s += strprintf(" %5s", can < 0 ? "?" : can ? "yes" : "no");
     }
     s += "\n";
   }
@@ -82,17 +81,16 @@ std::string rdmaReport() {
   std::string why;
   if (!ok(rdma::listDevices(&devs, &why))) return "RDMA devices: listing failed (see log)\n";
   if (devs.empty()) return "RDMA devices: none (" + why + ")\n";
-  std::string s = bootstrap::strprintf("RDMA devices: %zu\n", devs.size());
+  std::string s = strprintf("RDMA devices: %zu\n", devs.size());
   for (const auto& d : devs) {
-    s += bootstrap::strprintf("  %s (%s) pci %s\n", d.name.c_str(),
-                              d.provider == rdma::Provider::Mlx5    ? "mlx5"
-                              : d.provider == rdma::Provider::Bnxt  ? "bnxt_re"
-                              : d.provider == rdma::Provider::Ionic ? "ionic"
-                                                                    : "no GPU-initiated provider",
-                              d.pciBusId.empty() ? "?" : d.pciBusId.c_str());
+    s += strprintf("  %s (%s) pci %s\n", d.name.c_str(),
+                   d.provider == rdma::Provider::Mlx5    ? "mlx5"
+                   : d.provider == rdma::Provider::Bnxt  ? "bnxt_re"
+                   : d.provider == rdma::Provider::Ionic ? "ionic"
+                                                         : "no GPU-initiated provider",
+                   d.pciBusId.empty() ? "?" : d.pciBusId.c_str());
     for (const auto& p : d.ports) {
-      s += bootstrap::strprintf("    port %d: %s, %s, active MTU %d\n", p.port, p.state.c_str(), p.linkLayer.c_str(),
-                                p.activeMtu);
+      s += strprintf("    port %d: %s, %s, active MTU %d\n", p.port, p.state.c_str(), p.linkLayer.c_str(), p.activeMtu);
       for (const auto& g : p.gids) s += "      GID " + g + "\n";
     }
   }
@@ -102,10 +100,10 @@ std::string rdmaReport() {
 std::string transportReport() {
   Runtime* r = Runtime::get("mori-shmem-info transports");
   if (!r) return "transports: not initialised\n";
-  std::string s = bootstrap::strprintf("PE %d (GPU %d, %s):", r->ctx().myPe(), r->ctx().gpu(),
-                                       r->ctx().peers()[r->ctx().myPe()].pciBusId);
+  std::string s =
+      strprintf("PE %d (GPU %d, %s):", r->ctx().myPe(), r->ctx().gpu(), r->ctx().peers()[r->ctx().myPe()].pciBusId);
   for (int pe = 0; pe < r->ctx().nPes(); ++pe)
-    s += bootstrap::strprintf(" %d:%s", pe, context::transportName(r->ctx().transport(pe)));
+    s += strprintf(" %d:%s", pe, context::transportName(r->ctx().transport(pe)));
   return s + "\n";
 }
 

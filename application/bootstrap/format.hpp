@@ -1,23 +1,13 @@
-// Message helpers shared by the bootstrap implementations.
+// Message helpers of the bootstrap implementations (strprintf, shared by every layer, is in
+// src/common/format.hpp).
 #pragma once
-
-#include <stdarg.h>
-#include <stdio.h>
 
 #include <string>
 #include <vector>
 
-namespace mori::bootstrap {
+#include "src/common/format.hpp"  // strprintf
 
-inline std::string strprintf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-inline std::string strprintf(const char* fmt, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  return buf;
-}
+namespace mori::bootstrap {
 
 // "PE 3" / "PEs 3, 5, 7" / "PEs 3, 5, ... and 120 more".
 inline std::string peList(const std::vector<int>& pes, size_t maxShown = 32) {
