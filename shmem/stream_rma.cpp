@@ -29,9 +29,9 @@ const char* kindName(mori::shmem::Transport t) {
   }
 }
 
-// The symmetric object [p, p + bytes) as `pe`'s copy seen from here: checks that it lies in one
-// symmetric region of this PE. *peer is pe's copy when pe is reached by load/store (P2P), else
-// null (the device path serves it).
+// The symmetric range [p, p + bytes) as `pe`'s copy seen from here: checks that it lies in one
+// symmetric region of this PE (the heap or one registered buffer). *peer is pe's copy when pe is reached by load/store
+// (P2P), else null (the device path serves it).
 Status resolve(Runtime& r, const char* call, const char* what, const void* p, size_t bytes, int pe, void** peer) {
   const int me = r.ctx().myPe();
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
@@ -40,8 +40,8 @@ Status resolve(Runtime& r, const char* call, const char* what, const void* p, si
                           reinterpret_cast<const void*>(a + bytes - 1);
   if (!inside)
     return MORI_FAIL(Status::InvalidUsage, log::kMem,
-                     "%s on PE %d: %s %p (%zu bytes) is not inside one symmetric object (mori_shmem_malloc or "
-                     "mori_shmem_register)",
+                     "%s on PE %d: %s %p (%zu bytes) is not inside one symmetric region (the heap of "
+                     "mori_shmem_malloc, or a buffer of mori_shmem_register)",
                      call, me, what, p, bytes);
   *peer = r.mem().peerPointer(p, pe);
   if (*peer) {

@@ -180,9 +180,9 @@ int mori_shmem_gpu_sharing_concurrent(int device, int processes, char* how, size
  *   engine); RDMA peers: a kernel running the device API's block-scope call.
  * Completion, as in NVSHMEM: when the stream reaches a put, the source may be reused and (P2P)
  * the data is in place; RDMA puts are delivered by the next mori_shmem_quiet_on_stream. A get
- * completes when the stream passes it. Misuse (not initialised, PE out of range, address not
- * symmetric or an object overrun) returns MORI_SHMEM_ERROR_INVALID_USAGE and enqueues nothing;
- * bytes == 0 enqueues nothing. */
+ * completes when the stream passes it. Misuse (not initialised, PE out of range, an address
+ * range outside one symmetric region) returns MORI_SHMEM_ERROR_INVALID_USAGE and enqueues
+ * nothing; bytes == 0 enqueues nothing. */
 int mori_shmem_putmem_on_stream(void* dest, const void* source, size_t bytes, int pe, mori_shmem_stream_t stream);
 int mori_shmem_getmem_on_stream(void* dest, const void* source, size_t bytes, int pe, mori_shmem_stream_t stream);
 /* Put, then update pe's sig_addr with `signal` once the data is delivered. sig_op:

@@ -121,6 +121,7 @@ def finalize():
     _state.registered.clear()
     _state.scopes.clear()
     _state.group = None
+    _state.device = None
     _C.finalize()
 
 
@@ -137,6 +138,7 @@ class _State:
         self.registered = {}   # registered address -> nbytes
         self.scopes = []       # open tensor_scope() lists of _Allocation
         self.group = None
+        self.device = None     # GPU index of the symmetric heap
 
 
 _state = _State()
@@ -151,12 +153,13 @@ def _leaked(addr, nbytes):
 class _Allocation:
     """One heap block; the DLPack owner of every tensor over it (so it lives as long as they do)."""
 
-    __slots__ = ("addr", "nbytes", "finalizer", "__weakref__")
+    __slots__ = ("addr", "nbytes", "finalizer", "tensor", "__weakref__")
 
     def __init__(self, addr, nbytes):
         self.addr = addr
         self.nbytes = nbytes
         self.finalizer = weakref.finalize(self, _leaked, addr, nbytes)
+        self.tensor = None  # weakref to the tensor empty() returned, emptied when the block is freed
 
     def detach(self):
         self.finalizer.detach()
@@ -200,7 +203,11 @@ def empty(shape, dtype=None):
     if _state.scopes:
         _state.scopes[-1].append(alloc)
     try:
-        return _C._wrap(addr, list(shape), code, bits, _C.DLPACK_DEVICE_TYPE, _C.pointer_device(addr), alloc, "torch")
+        if _state.device is None:
+            _state.device = _C.pointer_device(addr)  # the runtime's GPU, fixed until finalize()
+        t = _C._wrap(addr, list(shape), code, bits, _C.DLPACK_DEVICE_TYPE, _state.device, alloc, "torch")
+        alloc.tensor = weakref.ref(t)
+        return t
     except BaseException:
         _state.live.pop(addr, None)
         alloc.detach()
@@ -229,6 +236,9 @@ def _free(alloc):
     _C.free(alloc.addr)       # collective; raises (frees nothing) when the PEs disagree
     _state.live.pop(alloc.addr, None)
     alloc.detach()
+    t = alloc.tensor() if alloc.tensor is not None else None
+    if t is not None:
+        t.set_()  # numel 0: a use after the free touches no memory
 
 
 def free_tensor(t):
@@ -238,12 +248,12 @@ def free_tensor(t):
     for scope in _state.scopes:
         if alloc in scope:
             scope.remove(alloc)
-    t.set_()
 
 
 @contextlib.contextmanager
 def tensor_scope():
-    """Frees, collectively and newest first, the symmetric tensors empty()/zeros() made inside it.
+    """Frees, collectively and newest first, the symmetric tensors empty()/zeros() made inside it,
+    and empties them (numel 0).
 
     On an exception nothing is freed (the other PEs may never reach the free): the blocks stay
     allocated until finalize(). Tensors freed inside the scope with free_tensor() are skipped.
