@@ -2,6 +2,7 @@
 // one): listDevices and openDevice fail cleanly with a reason; MORI_SHMEM_RDMA_PLUGIN loads a
 // provider plugin or says exactly why it cannot.
 #include <gtest/gtest.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <memory>
@@ -195,6 +196,18 @@ TEST(RdmaPlugin, GoodPluginProvidesTheDevice) {
   err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("fake_nic0: endpoint destroyed, peer 0"), std::string::npos) << err;
   EXPECT_NE(err.find("fake_nic0: device closed, provider 1"), std::string::npos) << err;
+}
+
+extern "C" size_t mori_test_rdma_plugin_c_layout(int which);
+
+// rdma_plugin.h is C: compiled as C (rdma_plugin_c.c), its tables have the layout C++ sees.
+TEST(RdmaPlugin, InterfaceIsCWithTheSameLayout) {
+  EXPECT_EQ(mori_test_rdma_plugin_c_layout(0), sizeof(mori_rdma_plugin_host_t));
+  EXPECT_EQ(mori_test_rdma_plugin_c_layout(1), sizeof(mori_rdma_plugin_device_t));
+  EXPECT_EQ(mori_test_rdma_plugin_c_layout(2), sizeof(mori_rdma_plugin_endpoint_t));
+  EXPECT_EQ(mori_test_rdma_plugin_c_layout(3), offsetof(mori_rdma_plugin_endpoint_t, connect));
+  EXPECT_EQ(mori_test_rdma_plugin_c_layout(4), 0u);
+  EXPECT_EQ(sizeof(rdma::EndpointWireInfo), size_t{MORI_RDMA_PLUGIN_WIRE_INFO_BYTES});
 }
 
 TEST(RdmaProviders, LibrariesAreFoundOrExplained) {
