@@ -79,6 +79,12 @@ void formatDeviceError(const DeviceErrorRecord& r, char* buf, size_t len) {
           static_cast<unsigned long long>(r.b), static_cast<unsigned long long>(r.c),
           static_cast<unsigned long long>(r.d));
       break;
+    case DeviceErrorCode::PeerFailed:
+      snprintf(buf, len,
+               "PE %d: PE %lld failed (its bootstrap connection dropped, or the bootstrap root reported it): device "
+               "waits were aborted",
+               r.pe, static_cast<long long>(r.a));
+      break;
     case DeviceErrorCode::Unsupported:
       snprintf(buf, len, "PE %d: %s (line %u): no device path for transport %llu to peer %d", r.pe, where, r.line,
                static_cast<unsigned long long>(r.a), r.peer);
@@ -88,6 +94,26 @@ void formatDeviceError(const DeviceErrorRecord& r, char* buf, size_t len) {
                r.code, static_cast<unsigned long long>(r.a), static_cast<unsigned long long>(r.b),
                static_cast<unsigned long long>(r.c), static_cast<unsigned long long>(r.d));
   }
+}
+
+bool markPeerFailed(DeviceErrorRecord* rec, int myPe, int failedPe) {
+  if (!rec) return false;
+  // Claim the record the way a kernel does (compare-and-swap of the code from 0), then fill it: a
+  // device wait needs only code != 0 to stop; the fields are read after the kernel has ended.
+  uint32_t expected = 0;
+  if (!__atomic_compare_exchange_n(&rec->code, &expected, static_cast<uint32_t>(DeviceErrorCode::PeerFailed), false,
+                                   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+    return false;
+  rec->pe = myPe;
+  rec->peer = failedPe;
+  rec->qp = -1;
+  rec->qpn = 0;
+  rec->a = static_cast<uint64_t>(failedPe);
+  rec->b = rec->c = rec->d = 0;
+  rec->line = 0;
+  snprintf(rec->where, sizeof(rec->where), "peer monitor (host)");
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  return true;
 }
 
 Runtime* Runtime::current() { return currentSlot(); }
@@ -133,6 +159,11 @@ Status Runtime::start(unsigned flags, const mori_shmem_init_attr_t* attr) {
   MORI_TRY(bindAllModules(states_));
   // Nobody may reach into a peer before that peer's state is bound.
   MORI_TRY(boot_->barrier());
+  monitor_ = std::make_unique<bootstrap::PeerMonitor>(*boot_, [this](int pe) { onPeerFailure(pe); });
+  if (!monitor_->start() && boot_->size() > 1)
+    MORI_LOG_DEBUG(log::kInit,
+                   "the %s bootstrap does not report failed PEs: no peer monitor (the launcher ends the job)",
+                   boot_->name());
   MORI_LOG_INFO(log::kInit,
                 "initialised %d PEs (%s bootstrap, GPU %d) in %.1f ms: bootstrap %.1f, context %.1f, endpoints %.1f, "
                 "heap %.1f, states %.1f",
@@ -192,7 +223,23 @@ Status Runtime::buildGpuStates() {
   return Status::Success;
 }
 
+void Runtime::onPeerFailure(int pe) {
+  failedPe_.store(pe);
+  const bool set = markPeerFailed(deviceErrorRecord(nullptr), boot_->rank(), pe);
+  MORI_LOG_ERROR(log::kInit,
+                 "PE %d: PE %d failed (its bootstrap connection dropped, or the bootstrap root reported it)%s; every "
+                 "further mori_shmem call returns an error",
+                 boot_->rank(), pe, set ? ": device waits are aborted" : " (a device error was already recorded)");
+}
+
+Status Runtime::checkPeers(const char* call) const {
+  const int pe = failedPe_.load();
+  if (pe < 0) return Status::Success;
+  return MORI_FAIL(Status::Remote, log::kInit, "%s: PE %d failed earlier (see above); finalize and exit", call, pe);
+}
+
 Status Runtime::checkGpu(hipError_t err, const char* call) {
+  MORI_TRY(checkPeers(call));
   if (err == hipSuccess) return Status::Success;
   DeviceErrorRecord* rec = deviceErrorRecord(nullptr);
   if (rec && rec->code) {
@@ -204,18 +251,24 @@ Status Runtime::checkGpu(hipError_t err, const char* call) {
 }
 
 Status Runtime::quietAll() {
+  MORI_TRY(checkPeers("quiet"));
   MORI_TRY(checkGpu(hipDeviceSynchronize(), "waiting for the GPU"));
   MORI_TRY(quietOnStream(stream_));
   return checkGpu(hipStreamSynchronize(stream_), "quiet");
 }
 
-Status Runtime::quietOnStream(hipStream_t stream) { return checkGpu(launchQuietKernel(stream), "quiet kernel launch"); }
+Status Runtime::quietOnStream(hipStream_t stream) {
+  MORI_TRY(checkPeers("quiet on stream"));
+  return checkGpu(launchQuietKernel(stream), "quiet kernel launch");
+}
 
 Status Runtime::barrierOnStream(hipStream_t stream) {
+  MORI_TRY(checkPeers("barrier on stream"));
   return checkGpu(launchBarrierKernel(stream), "barrier kernel launch");
 }
 
 Runtime::~Runtime() {
+  monitor_.reset();  // joins its thread before what it watches goes away
   unbindAllModules();
   mem_.reset();
   if (endpointsDev_) (void)hipFree(endpointsDev_);
@@ -232,6 +285,8 @@ Status Runtime::finalize() {
   if (!r) return MORI_FAIL(Status::InvalidUsage, log::kInit, "mori_shmem_finalize: not initialised");
   // No WQE may still be in flight into memory that is about to be freed, on any PE.
   Status s = r->quietAll();
+  // Peers close their connections once past the barrier: that is not a failure to report.
+  if (r->monitor_) r->monitor_->stop();
   if (ok(s)) s = r->boot_->barrier();
   currentSlot() = nullptr;
   delete r;

@@ -2,9 +2,11 @@
 // tables behind GpuStates. One instance between mori_shmem_init* and mori_shmem_finalize.
 #pragma once
 
+#include <atomic>
 #include <memory>
 
 #include "application/bootstrap/bootstrap.hpp"
+#include "application/bootstrap/peer_monitor.hpp"
 #include "application/context/context.hpp"
 #include "application/memory/symmetric_memory.hpp"
 #include "mori/platform/gpu_runtime.hpp"
@@ -35,6 +37,8 @@ class Runtime {
   Status barrierOnStream(hipStream_t stream);
   // Turns a failed GPU call into the device error record's description when there is one.
   Status checkGpu(hipError_t err, const char* call);
+  // Remote, naming the PE, once the peer monitor has seen a PE fail; else Success.
+  Status checkPeers(const char* call) const;
 
   ~Runtime();
 
@@ -42,6 +46,8 @@ class Runtime {
   Runtime() = default;
   Status start(unsigned flags, const mori_shmem_init_attr_t* attr);
   Status buildGpuStates();
+  // The peer monitor's callback: sets the abort word, logs, and makes the host API fail.
+  void onPeerFailure(int pe);
 
   env::Config cfg_;
   std::unique_ptr<bootstrap::Bootstrap> boot_;
@@ -52,7 +58,14 @@ class Runtime {
   rdma::EndpointDevice* endpointsDev_ = nullptr;
   uint64_t* barrierEpochDev_ = nullptr;
   hipStream_t stream_ = nullptr;
+  std::unique_ptr<bootstrap::PeerMonitor> monitor_;
+  std::atomic<int> failedPe_{-1};
 };
+
+// The abort word device waits poll: sets `rec` to PeerFailed naming failedPe unless a device
+// error is already recorded (the first error wins; either way every wait must stop). Returns
+// whether this call set it. Host memory only; safe against a kernel reporting at the same time.
+bool markPeerFailed(DeviceErrorRecord* rec, int myPe, int failedPe);
 
 // The process-wide device error record (host-mapped; survives finalize and context failure).
 DeviceErrorRecord* deviceErrorRecord(DeviceErrorRecord** devicePtr);

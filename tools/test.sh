@@ -52,6 +52,8 @@ command -v mpirun >/dev/null || need+=(openmpi-bin)
   command -v mpicc >/dev/null || need+=(libopenmpi-dev)
 [ -f /usr/include/infiniband/mlx5dv.h ] || need+=(libibverbs-dev)
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
+# The socket bootstrap's join proof (HMAC-SHA256) uses libcrypto.
+[ -f /usr/include/openssl/hmac.h ] || need+=(libssl-dev)
 # The Python module's build and tests (python/): pybind11's CMake package and headers.
 [ -f /usr/share/cmake/pybind11/pybind11Config.cmake ] || [ -d /usr/lib/cmake/pybind11 ] || need+=(pybind11-dev python3-dev)
 platforms=${MORI_TEST_PLATFORMS:-nvidia amd}

@@ -44,6 +44,14 @@ class Bootstrap {
   // `root`'s buf is copied to every rank's buf.
   virtual Status broadcast(void* buf, size_t bytes, int root) = 0;
 
+  // Fault detection (the peer monitor, peer_monitor.hpp). Non-blocking, and the one call that may
+  // run on another thread than the collectives: -1 while every peer is alive as far as this
+  // implementation can tell, else the PE that failed (its connection dropped, or the root said
+  // so). Once a failure is seen the Bootstrap is failed: collectives return an error naming it.
+  // Implementations that cannot tell (MPI: the launcher ends the job) always return -1.
+  virtual int failedPe() { return -1; }
+  virtual bool detectsPeerFailure() const { return false; }
+
  protected:
   // Implementations call this once connected: fills localRank/localSize from host identities.
   Status discoverLocalRanks();

@@ -9,11 +9,12 @@ class Deadline {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // seconds <= 0: no limit (the wait ends only when the operation completes or fails).
+  // seconds <= 0: no limit (the wait ends only when the operation completes or fails). Longer
+  // than kMaxSeconds counts as kMaxSeconds, so that the end point never overflows the clock.
   explicit Deadline(double seconds) : seconds_(seconds), start_(Clock::now()) {
-    if (seconds > 0)
-      end_ = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    if (seconds > 0) end_ = start_ + span(seconds);
   }
+  static constexpr double kMaxSeconds = 1e9;  // ~31 years; the clock's range is ~292 years
 
   bool unlimited() const { return seconds_ <= 0; }
   bool expired() const { return !unlimited() && Clock::now() >= end_; }
@@ -33,11 +34,17 @@ class Deadline {
   // The same deadline pushed back by `seconds` (grace for waiting on a peer that reports first).
   Deadline extendedBy(double seconds) const {
     Deadline d = *this;
-    if (!unlimited()) d.end_ += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    if (!unlimited()) d.end_ += span(seconds);
     return d;
   }
 
  private:
+  static Clock::duration span(double seconds) {
+    if (!(seconds > 0)) return Clock::duration::zero();
+    if (seconds > kMaxSeconds) seconds = kMaxSeconds;
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  }
+
   double seconds_;
   Clock::time_point start_;
   Clock::time_point end_{};

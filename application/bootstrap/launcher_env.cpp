@@ -26,9 +26,18 @@ constexpr Launcher kLaunchers[] = {
     {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "Open MPI"},
 };
 
-// Variables that identify one job of each launcher; they feed the derived secret.
-constexpr const char* kJobVars[] = {"TORCHELASTIC_RUN_ID",     "SLURM_JOB_ID", "SLURM_STEP_ID", "PMIX_NAMESPACE",
-                                    "OMPI_MCA_ess_base_jobid", "LSB_JOBID",    "PBS_JOBID",     "FLUX_JOB_ID"};
+// Variables that identify one job (and, for torchrun, one restart of it) for each launcher, all
+// equal on every PE of the job; they feed the job tag and the derived secret.
+constexpr const char* kJobVars[] = {
+    // torchrun / torchelastic
+    "TORCHELASTIC_RUN_ID", "TORCHELASTIC_RESTART_COUNT", "GROUP_WORLD_SIZE", "ROLE_NAME", "ROLE_WORLD_SIZE",
+    // SLURM
+    "SLURM_JOB_ID", "SLURM_JOBID", "SLURM_STEP_ID", "SLURM_STEPID", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID",
+    "SLURM_NTASKS",
+    // Open MPI, PMIx launchers (prterun, srun --mpi=pmix), PMI launchers (hydra)
+    "OMPI_MCA_ess_base_jobid", "OMPI_MCA_orte_ess_jobid", "OMPI_COMM_WORLD_SIZE", "PMIX_NAMESPACE", "PMI_SIZE",
+    // other batch systems
+    "LSB_JOBID", "PBS_JOBID", "FLUX_JOB_ID", "COBALT_JOBID"};
 
 const char* envOrNull(const char* name) {
   const char* v = getenv(name);
@@ -98,20 +107,38 @@ Status readPort(const env::Config& cfg, uint16_t* port) {
   return Status::Success;
 }
 
-Secret chooseSecret(const env::Config& cfg, const std::string& addr, uint16_t port, int size) {
-  if (!cfg.bootstrapSecret.empty()) return digestSecret("mori-shmem secret v1", cfg.bootstrapSecret);
-  std::string text, used;
+// The job's identity (every job variable the launcher set, rank 0's address and port, the
+// launcher and the number of PEs), its tag, and the secret: MORI_SHMEM_BOOTSTRAP_SECRET, else
+// derived from the identity.
+void chooseSecret(const env::Config& cfg, const Launcher& launcher, const std::string& addr, uint16_t port, int size,
+                  SocketParams* p) {
+  std::string text, used, shown;
   for (const char* v : kJobVars)
     if (const char* val = envOrNull(v)) {
       text += std::string(v) + "=" + val + ";";
       used += std::string(used.empty() ? "" : ", ") + v;
+      shown += strprintf("%s=%.64s, ", v, val);
     }
-  text += strprintf("MASTER_ADDR=%s;port=%u;size=%d", addr.c_str(), port, size);
-  MORI_LOG_INFO(log::kBootstrap,
-                "env bootstrap: secret derived from %s%sMASTER_ADDR, the port and the number of PEs; set "
-                "MORI_SHMEM_BOOTSTRAP_SECRET for one that others cannot reconstruct",
-                used.c_str(), used.empty() ? "" : ", ");
-  return digestSecret("mori-shmem derived secret v1", text);
+  text += strprintf("launcher=%s;MASTER_ADDR=%s;port=%u;size=%d", launcher.name, addr.c_str(), port, size);
+  p->jobIdentity = strprintf("%s%s=%.64s, port %u, %d PEs", shown.c_str(), "MASTER_ADDR", addr.c_str(), port, size);
+  p->jobTag = jobTagOf(text);
+  if (!cfg.bootstrapSecret.empty()) {
+    p->secret = digestSecret("mori-shmem secret v2", cfg.bootstrapSecret);
+    return;
+  }
+  if (used.empty())
+    MORI_LOG_WARN(log::kBootstrap,
+                  "env bootstrap: the launcher (%s) set no job identity variable (TORCHELASTIC_RUN_ID, SLURM_JOB_ID, "
+                  "PMIX_NAMESPACE, ...): the derived secret depends only on MASTER_ADDR, the port and the number of "
+                  "PEs, so a second job started with the same values could join this one; set "
+                  "MORI_SHMEM_BOOTSTRAP_SECRET to a value unique to the job",
+                  launcher.name);
+  else
+    MORI_LOG_INFO(log::kBootstrap,
+                  "env bootstrap: secret derived from %s, MASTER_ADDR, the port and the number of PEs; set "
+                  "MORI_SHMEM_BOOTSTRAP_SECRET for one that others cannot reconstruct",
+                  used.c_str());
+  p->secret = digestSecret("mori-shmem derived secret v2", text);
 }
 
 }  // namespace
@@ -141,7 +168,7 @@ Status createFromLauncherEnv(const env::Config& cfg, std::unique_ptr<Bootstrap>*
                      launcher->rankVar, rank, launcher->sizeVar, size);
   uint16_t port = 0;
   MORI_TRY(readPort(cfg, &port));
-  p.secret = chooseSecret(cfg, master, port, size);
+  chooseSecret(cfg, *launcher, master, port, size, &p);
   std::vector<SockAddr> addrs;
   MORI_TRY(resolveHost(master, port, "MASTER_ADDR", &addrs));
   MORI_LOG_INFO(log::kBootstrap, "env bootstrap: PE %d of %d (from %s), root at MASTER_ADDR=%s -> %s", rank, size,

@@ -8,6 +8,7 @@
 
 #include "application/bootstrap/bootstrap.hpp"
 #include "application/bootstrap/mpi_bootstrap_plugin.h"
+#include "application/bootstrap/remote_status.hpp"
 
 namespace mori::bootstrap {
 namespace {
@@ -73,6 +74,10 @@ class MpiBootstrap final : public Bootstrap {
   // The plugin has logged the reason; this adds the frame, as MORI_TRY does.
   Status check(int rc, const char* op) {
     if (rc == 0) return Status::Success;
+    if (!isErrorCode(rc))
+      return MORI_FAIL(Status::Remote, log::kBootstrap,
+                       "MPI bootstrap %s (PE %d): the plugin returned %d, which is not a mori-shmem error code", op,
+                       h_->rank, rc);
     return MORI_FAIL(static_cast<Status>(rc), log::kBootstrap, "  <- MPI bootstrap %s (PE %d)", op, h_->rank);
   }
 
@@ -157,9 +162,9 @@ Status createMpi(void* mpiComm, const env::Config& cfg, std::unique_ptr<Bootstra
   mori_bootstrap_mpi_t* h = nullptr;
   int rc = open(&args, &h);
   if (rc != 0 || !h)
-    return MORI_FAIL(rc ? static_cast<Status>(rc) : Status::Internal, log::kBootstrap,
-                     "  <- MPI bootstrap: opening %s failed",
-                     mpiComm ? "the application's communicator" : "MPI_COMM_WORLD");
+    return MORI_FAIL(rc == 0 ? Status::Internal : remoteError(rc), log::kBootstrap,
+                     "  <- MPI bootstrap: opening %s failed (plugin status %d)",
+                     mpiComm ? "the application's communicator" : "MPI_COMM_WORLD", rc);
   if (h->interface_version != MORI_BOOTSTRAP_MPI_INTERFACE) {
     h->finalize(h);
     return MORI_FAIL(Status::NotSupported, log::kBootstrap, "MPI bootstrap plugin answered with interface %u, not %d",

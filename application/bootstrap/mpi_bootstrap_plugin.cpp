@@ -310,6 +310,11 @@ int arrive(Ctx* c, const Call& call, const std::string& what) {
   }
   if (v.status != 0) {
     v.text[sizeof(v.text) - 1] = '\0';
+    // A verdict is data from another process: only mori-shmem error codes pass.
+    if (v.status > MORI_SHMEM_ERROR_INVALID_USAGE || v.status < MORI_SHMEM_ERROR_INTERNAL)
+      return FAIL(c, MORI_SHMEM_ERROR_REMOTE,
+                  fmt("%s: rank 0 answered with status %d, which is not a mori-shmem error code (%s)", what.c_str(),
+                      v.status, v.text));
     return FAIL(c, v.status, what + " failed: " + v.text);
   }
   return 0;
@@ -488,8 +493,17 @@ MORI_PLUGIN_EXPORT int mori_shmem_bootstrap_mpi_open(const mori_bootstrap_mpi_ar
     return MORI_SHMEM_ERROR_INVALID_USAGE;
   }
   const char* commName = args->mpi_comm ? "the application's communicator" : "MPI_COMM_WORLD";
-  MPI_Comm dup = MPI_COMM_NULL;
-  std::vector<MPI_Request> req(1, MPI_REQUEST_NULL);
+  // MPI writes the new communicator into *dup when the request completes, which may be after a
+  // timeout below (even inside MPI_Finalize at exit), and such a request may not be freed: the
+  // handle and the request live on the heap and are leaked on that path (a stack slot here was
+  // overwritten after return: SIGSEGV at exit under mpirun when the duplicate timed out).
+  struct PendingDup {
+    MPI_Comm comm = MPI_COMM_NULL;
+    std::vector<MPI_Request> req = std::vector<MPI_Request>(1, MPI_REQUEST_NULL);
+  };
+  std::unique_ptr<PendingDup> pending(new PendingDup());
+  MPI_Comm& dup = pending->comm;
+  std::vector<MPI_Request>& req = pending->req;
   int rc = MPI_Comm_idup(parent, &dup, &req[0]);
   if (rc != MPI_SUCCESS) {
     SAY(log, kLogError, "MPI bootstrap: MPI_Comm_idup of %s failed: %s", commName, mpiError(rc).c_str());
@@ -499,6 +513,7 @@ MORI_PLUGIN_EXPORT int mori_shmem_bootstrap_mpi_open(const mori_bootstrap_mpi_ar
   int err = 0;
   Wait w = waitAll(req, dl, &err);
   if (w != Wait::Done) {
+    if (w == Wait::TimedOut) (void)pending.release();  // still in flight: see PendingDup
     int prank = -1, psize = 0;
     MPI_Comm_rank(parent, &prank);
     MPI_Comm_size(parent, &psize);

@@ -6,80 +6,67 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+#include <openssl/sha.h>
+
 namespace mori::bootstrap {
 
-bool secretsEqual(const Secret& a, const Secret& b) {
-  uint8_t diff = 0;
-  for (size_t i = 0; i < sizeof(a.bytes); ++i) diff |= static_cast<uint8_t>(a.bytes[i] ^ b.bytes[i]);
-  return diff == 0;
-}
+bool secretsEqual(const Secret& a, const Secret& b) { return CRYPTO_memcmp(a.bytes, b.bytes, sizeof(a.bytes)) == 0; }
 
-Status randomSecret(Secret* out) {
+Status randomBytes(void* out, size_t n) {
+  uint8_t* p = static_cast<uint8_t*>(out);
   size_t got = 0;
-  while (got < sizeof(out->bytes)) {
-    ssize_t n = getrandom(out->bytes + got, sizeof(out->bytes) - got, 0);
-    if (n > 0) {
-      got += static_cast<size_t>(n);
-    } else if (n < 0 && errno == EINTR) {
+  while (got < n) {
+    ssize_t r = getrandom(p + got, n - got, 0);
+    if (r > 0) {
+      got += static_cast<size_t>(r);
+    } else if (r < 0 && errno == EINTR) {
       continue;
-    } else if (n < 0 && errno == ENOSYS) {
+    } else if (r < 0 && errno == ENOSYS) {
       break;  // kernels before 3.17
     } else {
-      return MORI_FAIL(Status::System, log::kBootstrap, "getrandom() for the bootstrap secret failed: %s",
-                       strerror(errno));
+      return MORI_FAIL(Status::System, log::kBootstrap, "getrandom() for the bootstrap failed: %s", strerror(errno));
     }
   }
-  if (got == sizeof(out->bytes)) return Status::Success;
+  if (got == n) return Status::Success;
   int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return MORI_FAIL(Status::System, log::kBootstrap, "cannot open /dev/urandom for the bootstrap secret: %s",
+    return MORI_FAIL(Status::System, log::kBootstrap, "cannot open /dev/urandom for the bootstrap: %s",
                      strerror(errno));
-  while (got < sizeof(out->bytes)) {
-    ssize_t n = read(fd, out->bytes + got, sizeof(out->bytes) - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
+  while (got < n) {
+    ssize_t r = read(fd, p + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
       int err = errno;
       close(fd);
-      return MORI_FAIL(Status::System, log::kBootstrap, "reading /dev/urandom for the bootstrap secret failed: %s",
-                       n == 0 ? "end of file" : strerror(err));
+      return MORI_FAIL(Status::System, log::kBootstrap, "reading /dev/urandom for the bootstrap failed: %s",
+                       r == 0 ? "end of file" : strerror(err));
     }
-    got += static_cast<size_t>(n);
+    got += static_cast<size_t>(r);
   }
   close(fd);
   return Status::Success;
 }
 
-namespace {
-// splitmix64's finaliser: spreads every input bit over the output.
-uint64_t mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-}  // namespace
-
 Secret digestSecret(const char* domain, const std::string& text) {
-  // Two FNV-1a lanes with different offsets and primes, length-separated domain, then mixed.
-  uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
-  auto feed = [&](const char* p, size_t n) {
-    for (size_t i = 0; i < n; ++i) {
-      uint8_t c = static_cast<uint8_t>(p[i]);
-      a = (a ^ c) * 0x100000001b3ull;
-      b = (b ^ c) * 0x00000100000001b3ull + 0x9e3779b97f4a7c15ull;
-    }
-    uint64_t len = n;
-    a = mix(a ^ len);
-    b = mix(b + len);
-  };
-  feed(domain, strlen(domain));
-  feed(text.data(), text.size());
-  uint64_t lo = mix(a ^ (b << 17 | b >> 47)), hi = mix(b ^ lo ^ 0x6a09e667f3bcc909ull);
+  std::string msg;
+  const uint64_t dl = strlen(domain), tl = text.size();
+  msg.append(reinterpret_cast<const char*>(&dl), sizeof(dl)).append(domain);
+  msg.append(reinterpret_cast<const char*>(&tl), sizeof(tl)).append(text);
+  uint8_t md[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(msg.data()), msg.size(), md);
   Secret s;
-  for (int i = 0; i < 8; ++i) {
-    s.bytes[i] = static_cast<uint8_t>(lo >> (8 * i));
-    s.bytes[8 + i] = static_cast<uint8_t>(hi >> (8 * i));
-  }
+  memcpy(s.bytes, md, sizeof(s.bytes));
   return s;
+}
+
+bool JobTag::operator==(const JobTag& o) const { return memcmp(bytes, o.bytes, sizeof(bytes)) == 0; }
+
+JobTag jobTagOf(const std::string& identity) {
+  const Secret d = digestSecret("mori-shmem job tag v2", identity);
+  JobTag t;
+  memcpy(t.bytes, d.bytes, sizeof(t.bytes));
+  return t;
 }
 
 }  // namespace mori::bootstrap

@@ -1,11 +1,13 @@
 #include "application/bootstrap/socket_bootstrap.hpp"
 
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 
 #include <new>
 
 #include "application/bootstrap/format.hpp"
+#include "application/bootstrap/remote_status.hpp"
 
 namespace mori::bootstrap {
 
@@ -121,6 +123,7 @@ Status SocketBootstrap::broadcast(void* buf, size_t bytes, int root) {
 }
 
 Status SocketBootstrap::run(wire::Op op, size_t bytes, int root, Plan& plan) {
+  std::lock_guard<std::mutex> lock(io_);
   wire::Call call;
   call.op = op;
   call.seq = ++seq_;
@@ -149,6 +152,7 @@ Status SocketBootstrap::rootFail(Status st, int skipPe, const std::string& msg) 
     if (pe != skipPe && links_[pe].fd.valid()) fds.push_back(links_[pe].fd.get());
   wire::sendVerdicts(fds, st, skipPe, "bootstrap root (PE 0) reports: " + msg, Deadline(1.0));
   if (skipPe > 0) links_[skipPe].fd.reset();
+  if (st == Status::Remote && skipPe > 0) deadPe_.store(skipPe);  // its connection dropped
   failed_ = st;
   failure_ = msg;
   return MORI_FAIL(st, log::kBootstrap, "bootstrap root (PE 0): %s", msg.c_str());
@@ -254,6 +258,8 @@ Status SocketBootstrap::runPeer(const wire::Call& call, Plan& plan) {
                     strprintf("%s: no answer from the bootstrap root (PE 0 at %s) within %.1f s; the root's log names "
                               "the PE it waits for",
                               what.c_str(), root.addr.c_str(), dl.seconds()));
+  if (r == IoResult::Failed && failed >= 0 && (xs[0].eof || xs[0].err == ECONNRESET || xs[0].err == EPIPE))
+    deadPe_.store(0);  // the root's connection dropped
   if (r == IoResult::Failed)
     return peerFail(Status::Remote,
                     failed < 0 ? strprintf("%s: poll() failed: %s", what.c_str(), strerror(sysErr))
@@ -271,6 +277,12 @@ Status SocketBootstrap::runPeer(const wire::Call& call, Plan& plan) {
   if (v.status != 0) {
     std::string text;
     if (!wire::readVerdictText(root.fd.get(), v.textLen, Deadline(1.0), &text)) text = "(reason lost)";
+    if (!isErrorCode(v.status))
+      return peerFail(Status::Remote, strprintf("%s: the bootstrap root (PE 0 at %s) answered with status %d, which is "
+                                                "not a mori-shmem error code (%s)",
+                                                what.c_str(), root.addr.c_str(), v.status, text.c_str()));
+    // The root reports a PE whose connection dropped as Remote naming it.
+    if (v.status == static_cast<int32_t>(Status::Remote) && v.pe > 0 && v.pe < p_.nranks) deadPe_.store(v.pe);
     return peerFail(static_cast<Status>(v.status), strprintf("%s failed: %s", what.c_str(), text.c_str()));
   }
   if (!xs[0].sendComplete())
@@ -292,6 +304,67 @@ Status SocketBootstrap::runPeer(const wire::Call& call, Plan& plan) {
         strprintf("%s: the bootstrap root (PE 0 at %s) %s while sending the result", what.c_str(), root.addr.c_str(),
                   xs[0].eof ? "closed the connection" : strerror(xs[0].err ? xs[0].err : sysErr)));
   return Status::Success;
+}
+
+int SocketBootstrap::failedPe() {
+  if (deadPe_.load() >= 0 || p_.nranks == 1) return deadPe_.load();
+  std::unique_lock<std::mutex> lock(io_, std::try_to_lock);
+  if (!lock.owns_lock() || !ok(failed_)) return deadPe_.load();  // a collective runs: it sees failures itself
+  return p_.rank == 0 ? rootProbe() : peerProbe();
+}
+
+int SocketBootstrap::rootProbe() {
+  std::vector<pollfd> pfds;
+  std::vector<int> pes;
+  for (int pe = 1; pe < p_.nranks; ++pe)
+    if (links_[pe].fd.valid()) {
+      // POLLIN alone is normal (a PE may send its next call header before the root calls).
+      pfds.push_back(pollfd{links_[pe].fd.get(), POLLRDHUP, 0});
+      pes.push_back(pe);
+    }
+  if (poll(pfds.data(), pfds.size(), 0) <= 0) return -1;
+  for (size_t i = 0; i < pfds.size(); ++i) {
+    if (!(pfds[i].revents & (POLLRDHUP | POLLHUP | POLLERR))) continue;
+    const int pe = pes[i];
+    std::string msg = strprintf(
+        "PE %d (%s) closed its bootstrap connection outside a collective (the process exited "
+        "or crashed?)",
+        pe, links_[pe].addr.c_str());
+    (void)rootFail(Status::Remote, pe, msg);  // tells the others, sets deadPe_
+    return pe;
+  }
+  return -1;
+}
+
+int SocketBootstrap::peerProbe() {
+  const PeerLink& root = links_[0];
+  pollfd pfd{root.fd.get(), POLLIN | POLLRDHUP, 0};
+  if (poll(&pfd, 1, 0) <= 0) return -1;
+  if (pfd.revents & POLLIN) {
+    // Outside a collective the root sends nothing but a failure report.
+    uint8_t head[wire::kVerdictBytes];
+    std::vector<Transfer> xs(1);
+    xs[0].fd = root.fd.get();
+    xs[0].addRecv(head, sizeof(head));
+    int failed = -1, sysErr = 0;
+    wire::Verdict v;
+    if (moveBytes(xs, Deadline(1.0), &failed, &sysErr) == IoResult::Done && wire::decode(head, &v) && v.status != 0) {
+      std::string text;
+      if (!wire::readVerdictText(root.fd.get(), v.textLen, Deadline(1.0), &text)) text = "(reason lost)";
+      const int pe = v.pe > 0 && v.pe < p_.nranks ? v.pe : 0;
+      deadPe_.store(pe);
+      (void)peerFail(remoteError(v.status), text);
+      return pe;
+    }
+  }
+  if (pfd.revents & (POLLIN | POLLRDHUP | POLLHUP | POLLERR)) {
+    deadPe_.store(0);
+    (void)peerFail(Status::Remote, strprintf("the bootstrap root (PE 0 at %s) closed the connection outside a "
+                                             "collective (the root exited or crashed?)",
+                                             root.addr.c_str()));
+    return 0;
+  }
+  return -1;
 }
 
 }  // namespace mori::bootstrap

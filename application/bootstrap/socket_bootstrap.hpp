@@ -5,7 +5,9 @@
 // Bootstrap traffic is small; the star keeps every wait attributable to one PE.
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,13 @@ class SocketBootstrap final : public Bootstrap {
   Status barrier() override;
   Status broadcast(void* buf, size_t bytes, int root) override;
 
+  // Between collectives, looks (without waiting) for a dropped connection: the root watches
+  // every PE's and tells the others which PE failed; a PE watches the root's, and reads the
+  // root's report when one arrives outside a collective. During a collective the collective
+  // itself sees the failure. Thread-safe against the collectives.
+  int failedPe() override;
+  bool detectsPeerFailure() const override { return true; }
+
  private:
   // Payload segments of one collective. Root: per peer PE, what it receives from and sends to
   // that PE. Non-root: what it sends to and receives from the root.
@@ -58,10 +67,18 @@ class SocketBootstrap final : public Bootstrap {
   std::string lostMessage(int pe, const Transfer& t, const wire::Call& call) const;
 
   SocketParams p_;
+  // Root: a PE's connection dropped outside a collective: tell the others, fail. Holds io_.
+  int rootProbe();
+  // Non-root: the root's report or its dropped connection outside a collective. Holds io_.
+  int peerProbe();
+
   std::vector<PeerLink> links_;  // root: indexed by PE (0 unused); non-root: one link, to the root
   uint64_t seq_ = 0;
+  // io_ serialises the collectives (run) with failedPe(); failed_/failure_ change under it.
+  std::mutex io_;
   Status failed_ = Status::Success;
   std::string failure_;
+  std::atomic<int> deadPe_{-1};  // the PE that failed, once known
 };
 
 }  // namespace mori::bootstrap

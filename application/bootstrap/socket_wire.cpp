@@ -40,14 +40,36 @@ std::string Call::describe() const {
   return buf;
 }
 
+void encode(const Challenge& c, uint8_t* out) {
+  put32(out + 0, c.magic);
+  put32(out + 4, c.version);
+  memcpy(out + 8, c.nonce.bytes, sizeof(c.nonce.bytes));
+}
+
+Challenge decodeChallenge(const uint8_t* in) {
+  Challenge c;
+  c.magic = get32(in + 0);
+  c.version = get32(in + 4);
+  memcpy(c.nonce.bytes, in + 8, sizeof(c.nonce.bytes));
+  return c;
+}
+
 void encode(const Hello& h, uint8_t* out) {
   memset(out, 0, kHelloBytes);
   put32(out + 0, h.magic);
   put32(out + 4, h.version);
   put32(out + 8, static_cast<uint32_t>(h.rank));
   put32(out + 12, static_cast<uint32_t>(h.nranks));
-  memcpy(out + 16, h.secret.bytes, 16);
-  put32(out + 32, h.pid);
+  put32(out + 16, h.pid);
+  memcpy(out + 24, h.jobTag.bytes, sizeof(h.jobTag.bytes));
+  memcpy(out + kHelloMacOffset, h.mac.bytes, sizeof(h.mac.bytes));
+}
+
+bool encodeSigned(Hello h, const Secret& secret, const Nonce& nonce, uint8_t* out) {
+  encode(h, out);
+  if (!joinMac(secret, nonce, out, kHelloMacOffset, &h.mac)) return false;
+  memcpy(out + kHelloMacOffset, h.mac.bytes, sizeof(h.mac.bytes));
+  return true;
 }
 
 Hello decodeHello(const uint8_t* in) {
@@ -56,9 +78,17 @@ Hello decodeHello(const uint8_t* in) {
   h.version = get32(in + 4);
   h.rank = static_cast<int32_t>(get32(in + 8));
   h.nranks = static_cast<int32_t>(get32(in + 12));
-  memcpy(h.secret.bytes, in + 16, 16);
-  h.pid = get32(in + 32);
+  h.pid = get32(in + 16);
+  memcpy(h.jobTag.bytes, in + 24, sizeof(h.jobTag.bytes));
+  memcpy(h.mac.bytes, in + kHelloMacOffset, sizeof(h.mac.bytes));
   return h;
+}
+
+bool helloMacValid(const uint8_t* in, const Secret& secret, const Nonce& nonce) {
+  Mac want, got;
+  if (!joinMac(secret, nonce, in, kHelloMacOffset, &want)) return false;
+  memcpy(got.bytes, in + kHelloMacOffset, sizeof(got.bytes));
+  return macsEqual(want, got);
 }
 
 void encode(const Verdict& v, uint8_t* out) {

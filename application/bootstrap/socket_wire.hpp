@@ -1,10 +1,12 @@
 // Wire formats of the TCP bootstrap (little-endian, fixed sizes) and the verdict frame helpers.
 //
-//   hello    (PE -> root, once):  magic | version | rank | nranks | secret[16] | pid | 0[12]   48 B
+//   challenge (root -> PE, on accept): magic | version | nonce[32]                                   40 B
+//   hello    (PE -> root, once):  magic | version | rank | nranks | pid | 0 | jobTag[16] | mac[32] | 0[8]   80 B
 //   verdict  (root -> PE):        magic | status | pe | textLen, then textLen bytes of text      16 B + text
 //   call     (PE -> root, per collective): magic | op | 0 | seq | bytes | root | 0              32 B
 //
-// A rendezvous is: hello, then the root's verdict (status 0 = admitted). A collective is: every
+// A rendezvous is: the root's challenge, the PE's hello (its MAC proves the secret over the
+// challenge's nonce, join_auth.hpp), then the root's verdict (status 0 = admitted). A collective is: every
 // non-root sends its call header (and its payload), the root checks that all called the same
 // collective and answers each with a verdict (and the payload for it). A verdict with a non-zero
 // status carries the root's reason; the PE fails with it.
@@ -16,27 +18,38 @@
 #include <vector>
 
 #include "application/bootstrap/deadline.hpp"
+#include "application/bootstrap/join_auth.hpp"
 #include "application/bootstrap/secret.hpp"
 #include "src/common/status.hpp"
 
 namespace mori::bootstrap::wire {
 
-constexpr uint32_t kProtocolVersion = 1;
-constexpr uint32_t kHelloMagic = 0x3148736du;    // "msH1"
-constexpr uint32_t kVerdictMagic = 0x3156736du;  // "msV1"
-constexpr uint32_t kCallMagic = 0x3143736du;     // "msC1"
-constexpr size_t kHelloBytes = 48;
+constexpr uint32_t kProtocolVersion = 2;
+constexpr uint32_t kChallengeMagic = 0x324e736du;  // "msN2"
+constexpr uint32_t kHelloMagic = 0x3248736du;      // "msH2"
+constexpr uint32_t kVerdictMagic = 0x3156736du;    // "msV1"
+constexpr uint32_t kCallMagic = 0x3143736du;       // "msC1"
+constexpr size_t kChallengeBytes = 40;
+constexpr size_t kHelloBytes = 80;
+constexpr size_t kHelloMacOffset = 40;  // the MAC covers the hello's bytes before it
 constexpr size_t kVerdictBytes = 16;
 constexpr size_t kCallBytes = 32;
 constexpr uint32_t kMaxVerdictText = 1024;
+
+struct Challenge {
+  uint32_t magic = kChallengeMagic;
+  uint32_t version = kProtocolVersion;
+  Nonce nonce;
+};
 
 struct Hello {
   uint32_t magic = kHelloMagic;
   uint32_t version = kProtocolVersion;
   int32_t rank = -1;
   int32_t nranks = 0;
-  Secret secret;
   uint32_t pid = 0;
+  JobTag jobTag;
+  Mac mac;
 };
 
 struct Verdict {
@@ -58,9 +71,18 @@ struct Call {
   std::string describe() const;
 };
 
+void encode(const Challenge& c, uint8_t* out);
+Challenge decodeChallenge(const uint8_t* in);
+
+// Encodes h; its MAC is computed here over the other fields under `secret` and `nonce`. false:
+// libcrypto failed.
+bool encodeSigned(Hello h, const Secret& secret, const Nonce& nonce, uint8_t* out);
+// Encodes h as it is (tests forge hellos with it).
 void encode(const Hello& h, uint8_t* out);
-// Fields as sent; the caller checks magic and version.
+// Fields as sent; the caller checks magic and version, then the MAC with helloMacValid.
 Hello decodeHello(const uint8_t* in);
+// True when the encoded hello `in` carries the MAC of its fields under secret and nonce.
+bool helloMacValid(const uint8_t* in, const Secret& secret, const Nonce& nonce);
 
 void encode(const Verdict& v, uint8_t* out);
 // false: not a verdict frame.

@@ -145,6 +145,7 @@ Status createUniqueId(int rank, int nranks, const mori_shmem_uniqueid_t& uid, co
   p.nranks = nranks;
   p.timeoutS = cfg.bootstrapTimeout;
   p.secret = info.secret;
+  p.jobIdentity = "the unique ID's random secret";
   p.kind = "socket-uid";
   p.secretHint = " (every PE must be given the unique ID that rank 0's process created)";
   Fd listener;

@@ -21,20 +21,27 @@ struct RemoteKey {
 
 Status SymmetricMemory::create(context::Context& ctx, uint64_t heapBytes, std::unique_ptr<SymmetricMemory>* out) {
   std::unique_ptr<SymmetricMemory> m(new SymmetricMemory(ctx));
+  // Same size everywhere first (collective, so every PE fails together), then local checks.
+  MORI_TRY(checkSameHeapSize(ctx.bootstrap(), heapBytes));
   if (heapBytes < 2 * kSyncAreaBytes)
     return MORI_FAIL(Status::InvalidUsage, log::kMem, "MORI_SHMEM_HEAP_SIZE=%llu is too small (minimum %llu bytes)",
                      static_cast<unsigned long long>(heapBytes), static_cast<unsigned long long>(2 * kSyncAreaBytes));
   m->heapSize_ = heapBytes;
   hipError_t err = hipMalloc(&m->heapBase_, heapBytes);
   if (err != hipSuccess) {
+    m->heapBase_ = nullptr;
     size_t freeB = 0, totalB = 0;
     (void)hipMemGetInfo(&freeB, &totalB);
-    return MORI_FAIL(Status::OutOfMemory, log::kMem,
-                     "PE %d: cannot allocate the %llu-byte symmetric heap on GPU %d (%s; %zu of %zu bytes free); "
-                     "lower MORI_SHMEM_HEAP_SIZE",
-                     ctx.myPe(), static_cast<unsigned long long>(heapBytes), ctx.gpu(), hipGetErrorString(err), freeB,
-                     totalB);
+    MORI_LOG_ERROR(log::kMem,
+                   "PE %d: cannot allocate the %llu-byte symmetric heap on GPU %d (%s; %zu of %zu bytes free); lower "
+                   "MORI_SHMEM_HEAP_SIZE",
+                   ctx.myPe(), static_cast<unsigned long long>(heapBytes), ctx.gpu(), hipGetErrorString(err), freeB,
+                   totalB);
   }
+  // Collective verdict: a PE whose heap allocation failed must not leave the others waiting.
+  const Status agreed =
+      m->checker_.check("init (symmetric heap)", SymmetricOp::Malloc, heapBytes, 0, err == hipSuccess);
+  if (!ok(agreed)) return MORI_FAIL(err != hipSuccess ? Status::OutOfMemory : agreed, log::kMem, "  <- symmetric heap");
   MORI_HIP_TRY(hipMemset(m->heapBase_, 0, heapBytes), log::kMem);
   MORI_HIP_TRY(hipDeviceSynchronize(), log::kMem);
   m->alloc_ = std::make_unique<HeapAllocator>(heapBytes);
@@ -65,17 +72,11 @@ Status SymmetricMemory::allocate(uint64_t size, uint64_t align, bool zero, void*
   if (!alignOk)
     MORI_LOG_ERROR(log::kMem, "mori_shmem_align: alignment %llu is not a power of two",
                    static_cast<unsigned long long>(align));
-  MORI_TRY(checker_.check(zero ? "calloc" : "malloc", SymmetricOp::Malloc, size, align, alignOk));
-  if (size == 0) return Status::Success;
+  // Collective: NULL on every PE when any PE cannot satisfy the request.
   uint64_t offset = 0;
-  if (!alloc_->allocate(size, align, &offset))
-    return MORI_FAIL(
-        Status::OutOfMemory, log::kMem,
-        "PE %d: symmetric heap exhausted: requested %llu bytes (align %llu), %llu of %llu bytes free, largest "
-        "free block %llu bytes; raise MORI_SHMEM_HEAP_SIZE",
-        ctx_.myPe(), static_cast<unsigned long long>(size), static_cast<unsigned long long>(align),
-        static_cast<unsigned long long>(alloc_->freeBytes()), static_cast<unsigned long long>(alloc_->capacity()),
-        static_cast<unsigned long long>(alloc_->largestFreeBlock()));
+  MORI_TRY(checker_.allocate(zero ? "calloc" : "malloc", zero ? SymmetricOp::Calloc : SymmetricOp::Malloc, *alloc_,
+                             size, align, alignOk, &offset));
+  if (size == 0) return Status::Success;
   void* p = static_cast<char*>(heapBase_) + offset;
   if (zero) {
     MORI_HIP_TRY(hipMemset(p, 0, size), log::kMem);

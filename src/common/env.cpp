@@ -6,10 +6,17 @@
 #include <string.h>
 #include <strings.h>
 
+#include <initializer_list>
+
 namespace mori::env {
 
+namespace {
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+}  // namespace
+
 bool parseInt(const char* s, int64_t* out) {
-  if (!s || !*s) return false;
+  // strtoll would skip blanks and take a '+'; a value is digits with an optional '-'.
+  if (!s || !(isDigit(s[0]) || (s[0] == '-' && isDigit(s[1])))) return false;
   errno = 0;
   char* end = nullptr;
   long long v = strtoll(s, &end, 10);
@@ -19,7 +26,8 @@ bool parseInt(const char* s, int64_t* out) {
 }
 
 bool parseSize(const char* s, uint64_t* out) {
-  if (!s || !*s || *s == '-') return false;
+  // strtoull would skip blanks and wrap a '-' ("' -1'" became 2^64-1): digits first, nothing else.
+  if (!s || !isDigit(s[0])) return false;
   errno = 0;
   char* end = nullptr;
   unsigned long long v = strtoull(s, &end, 10);
@@ -59,7 +67,10 @@ bool parseBool(const char* s, bool* out) {
 }
 
 bool parseSeconds(const char* s, double* out) {
-  if (!s || !*s) return false;
+  // Decimal only: strtod would also skip blanks and take signs, "inf", "nan" and hex floats.
+  if (!s || !(isDigit(s[0]) || (s[0] == '.' && isDigit(s[1])))) return false;
+  for (const char* p = s; *p && (isDigit(*p) || *p == '.' || *p == 'x' || *p == 'X'); ++p)
+    if (*p == 'x' || *p == 'X') return false;
   errno = 0;
   char* end = nullptr;
   double v = strtod(s, &end);
@@ -75,7 +86,10 @@ bool parseSeconds(const char* s, double* out) {
     scale = 60;
   else
     return false;
-  *out = v * scale;
+  const double seconds = v * scale;
+  // Beyond the limit a deadline or a tick count would overflow; 0 already means "no limit".
+  if (!isfinite(seconds) || seconds > kMaxSeconds) return false;
+  *out = seconds;
   return true;
 }
 
@@ -99,7 +113,7 @@ const char* expected(const char* type) {
   if (!strcmp(type, "Int")) return "an integer";
   if (!strcmp(type, "Bool")) return "0/1, true/false, yes/no or on/off";
   if (!strcmp(type, "Size")) return "a byte count with an optional K/M/G/T suffix";
-  if (!strcmp(type, "Seconds")) return "seconds (e.g. 30, 1.5, 500ms, 2m)";
+  if (!strcmp(type, "Seconds")) return "seconds (e.g. 30, 1.5, 500ms, 2m), at most 1e7 s; 0 for no limit";
   return "a string";
 }
 }  // namespace
@@ -116,7 +130,38 @@ Status load(Config* out) {
   }
 #include "src/common/env_vars.def"
 #undef MORI_ENV
+  MORI_TRY(validate(c));
   *out = std::move(c);
+  return Status::Success;
+}
+
+namespace {
+bool oneOf(const std::string& v, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (strcasecmp(v.c_str(), n) == 0) return true;
+  return false;
+}
+}  // namespace
+
+Status validate(const Config& c) {
+  auto bad = [](const char* name, long long v, const char* want) {
+    return MORI_FAIL(Status::InvalidUsage, log::kInit, "MORI_SHMEM_%s=%lld is not valid: expected %s", name, v, want);
+  };
+  auto badText = [](const char* name, const std::string& v, const char* want) {
+    return MORI_FAIL(Status::InvalidUsage, log::kInit, "MORI_SHMEM_%s='%s' is not valid: expected %s", name, v.c_str(),
+                     want);
+  };
+  if (!oneOf(c.bootstrap, {"auto", "mpi", "env"})) return badText("BOOTSTRAP", c.bootstrap, "one of auto, mpi, env");
+  if (!oneOf(c.transport, {"auto", "p2p", "rdma", "sdma"}))
+    return badText("TRANSPORT", c.transport, "one of auto, p2p, rdma, sdma");
+  if (c.bootstrapPort < 0 || c.bootstrapPort > 65535)
+    return bad("BOOTSTRAP_PORT", c.bootstrapPort, "a TCP port (1..65535), or 0 for MASTER_PORT + 1");
+  if (c.ibGidIndex < -1 || c.ibGidIndex > 255)
+    return bad("IB_GID_INDEX", c.ibGidIndex, "-1 (automatic) or a GID table index 0..255");
+  if (c.numQpPerPe < kMinQpPerPe || c.numQpPerPe > kMaxQpPerPe)
+    return bad("NUM_QP_PER_PE", c.numQpPerPe, "an integer between 1 and 64");
+  if (c.qpDepth < kMinQpDepth || c.qpDepth > kMaxQpDepth || (c.qpDepth & (c.qpDepth - 1)) != 0)
+    return bad("QP_DEPTH", c.qpDepth, "a power of two between 64 and 32768");
   return Status::Success;
 }
 

@@ -12,6 +12,15 @@
 
 using namespace mori;
 
+namespace {
+// Sets an environment variable for one scope (unset again after: the tests run without them).
+struct ScopedEnvVar {
+  ScopedEnvVar(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedEnvVar() { unsetenv(name_); }
+  const char* name_;
+};
+}  // namespace
+
 TEST(Env, ParseSize) {
   uint64_t v = 0;
   EXPECT_TRUE(env::parseSize("4096", &v));
@@ -50,6 +59,82 @@ TEST(Env, ParseIntBoolSeconds) {
   EXPECT_TRUE(env::parseSeconds("2m", &s));
   EXPECT_DOUBLE_EQ(s, 120);
   for (const char* bad : {"", "-1", "abc", "5h", "inf", "nan"}) EXPECT_FALSE(env::parseSeconds(bad, &s)) << bad;
+}
+
+// Regression: ' -1' was taken as 2^64-1 (strtoull skips blanks and wraps a minus); strtod took
+// signs, blanks, "inf" and hex floats.
+TEST(Env, BlanksAndSignsAreRejected) {
+  uint64_t v = 0;
+  for (const char* bad : {" -1", " 1", "+1", "-0", "\t4K", "1 ", "0x10"})
+    EXPECT_FALSE(env::parseSize(bad, &v)) << "accepted size '" << bad << "' as " << v;
+  int64_t i = 0;
+  for (const char* bad : {" 1", "+1", " -1", "-", "--1", "1 "})
+    EXPECT_FALSE(env::parseInt(bad, &i)) << "accepted int '" << bad << "'";
+  EXPECT_TRUE(env::parseInt("-1", &i));
+  EXPECT_EQ(i, -1);
+  double s = 0;
+  for (const char* bad : {" 1", "+1", "-0", "-1", "0x10", "0x1p3", "infinity", "NaN", ".", "1e", "1 s"})
+    EXPECT_FALSE(env::parseSeconds(bad, &s)) << "accepted duration '" << bad << "'";
+  EXPECT_TRUE(env::parseSeconds(".5", &s));
+  EXPECT_DOUBLE_EQ(s, 0.5);
+}
+
+// Regression: 1e10 s overflowed the bootstrap deadline (init failed at once, then SIGSEGV under
+// mpirun), 1e11 s became "no limit" on the device, 1e308m became infinity.
+TEST(Env, DurationsBeyondTheLimitAreRejected) {
+  double s = 0;
+  EXPECT_TRUE(env::parseSeconds("1e7", &s));
+  EXPECT_DOUBLE_EQ(s, env::kMaxSeconds);
+  EXPECT_TRUE(env::parseSeconds("0", &s));
+  EXPECT_DOUBLE_EQ(s, 0);
+  for (const char* bad : {"1e10", "1e11", "1e308m", "1e308", "10000001", "2e5m", "1e400"})
+    EXPECT_FALSE(env::parseSeconds(bad, &s)) << "accepted '" << bad << "' as " << s;
+  for (const char* var : {"MORI_SHMEM_BOOTSTRAP_TIMEOUT", "MORI_SHMEM_TIMEOUT"})
+    for (const char* bad : {"1e10", "1e11", "1e308m"}) {
+      ScopedEnvVar set(var, bad);
+      env::Config c;
+      testing::internal::CaptureStderr();
+      EXPECT_EQ(env::load(&c), Status::InvalidUsage) << var << "=" << bad;
+      const std::string err = testing::internal::GetCapturedStderr();
+      EXPECT_NE(err.find(std::string(var) + "='" + bad + "' is not valid"), std::string::npos) << err;
+      EXPECT_NE(err.find("at most 1e7 s"), std::string::npos) << err;
+    }
+}
+
+// Every variable is checked when read, whatever transports end up in use (QP_DEPTH=3 was
+// ignored without RDMA peers).
+TEST(Env, EveryVariableIsValidatedWhenRead) {
+  const struct {
+    const char* var;
+    const char* value;
+    const char* says;
+  } cases[] = {
+      {"MORI_SHMEM_QP_DEPTH", "3", "MORI_SHMEM_QP_DEPTH=3 is not valid: expected a power of two between 64 and 32768"},
+      {"MORI_SHMEM_QP_DEPTH", "100", "MORI_SHMEM_QP_DEPTH=100 is not valid"},
+      {"MORI_SHMEM_QP_DEPTH", "65536", "MORI_SHMEM_QP_DEPTH=65536 is not valid"},
+      {"MORI_SHMEM_NUM_QP_PER_PE", "0", "MORI_SHMEM_NUM_QP_PER_PE=0 is not valid"},
+      {"MORI_SHMEM_NUM_QP_PER_PE", "65", "MORI_SHMEM_NUM_QP_PER_PE=65 is not valid"},
+      {"MORI_SHMEM_IB_GID_INDEX", "-2", "MORI_SHMEM_IB_GID_INDEX=-2 is not valid"},
+      {"MORI_SHMEM_IB_GID_INDEX", "256", "MORI_SHMEM_IB_GID_INDEX=256 is not valid"},
+      {"MORI_SHMEM_BOOTSTRAP_PORT", "-1", "MORI_SHMEM_BOOTSTRAP_PORT=-1 is not valid"},
+      {"MORI_SHMEM_BOOTSTRAP_PORT", "65536", "MORI_SHMEM_BOOTSTRAP_PORT=65536 is not valid"},
+      {"MORI_SHMEM_BOOTSTRAP", "tcp", "MORI_SHMEM_BOOTSTRAP='tcp' is not valid"},
+      {"MORI_SHMEM_TRANSPORT", "nvlink", "MORI_SHMEM_TRANSPORT='nvlink' is not valid"},
+      {"MORI_SHMEM_HEAP_SIZE", " -1", "MORI_SHMEM_HEAP_SIZE=' -1' is not valid"},
+  };
+  for (const auto& k : cases) {
+    ScopedEnvVar set(k.var, k.value);
+    env::Config c;
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(env::load(&c), Status::InvalidUsage) << k.var << "=" << k.value;
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find(k.says), std::string::npos) << err;
+  }
+  for (const char* good : {"64", "1024", "32768"}) {
+    ScopedEnvVar set("MORI_SHMEM_QP_DEPTH", good);
+    env::Config c;
+    EXPECT_EQ(env::load(&c), Status::Success) << good;
+  }
 }
 
 TEST(Env, LoadRejectsBadValueNamingIt) {

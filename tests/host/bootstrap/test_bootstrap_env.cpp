@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "application/bootstrap/bootstrap.hpp"
+#include "application/bootstrap/mpi_bootstrap_loader.hpp"
 #include "src/common/log.hpp"
 #include "tests/host/bootstrap/bootstrap_test_util.hpp"
 #include "tests/support/test_env.hpp"
@@ -226,8 +227,20 @@ TEST(BootstrapEnv, BadEnvironmentIsNamed) {
   PeSync sync;
   std::string err;
   {
-    ScopedEnv mode("MORI_SHMEM_BOOTSTRAP", "bogus");
+    {
+      // Values the table constrains are refused when the environment is read.
+      ScopedEnv mode("MORI_SHMEM_BOOTSTRAP", "bogus");
+      env::Config cfg;
+      testing::internal::CaptureStderr();
+      EXPECT_EQ(env::load(&cfg), Status::InvalidUsage);
+      err = testing::internal::GetCapturedStderr();
+      EXPECT_NE(err.find("MORI_SHMEM_BOOTSTRAP='bogus' is not valid: expected one of auto, mpi, env"),
+                std::string::npos)
+          << err;
+    }
+    // Set in code past the table's check, createDefault still refuses it.
     env::Config cfg = test::bootstrapConfig(1);
+    cfg.bootstrap = "bogus";
     std::unique_ptr<bootstrap::Bootstrap> b;
     testing::internal::CaptureStderr();
     EXPECT_EQ(bootstrap::createDefault(cfg, &b), Status::InvalidUsage);
@@ -269,8 +282,11 @@ TEST(BootstrapEnv, BadEnvironmentIsNamed) {
   }
   {
     ScopedEnv port("MORI_SHMEM_BOOTSTRAP_PORT", "70000");
-    EXPECT_EQ(failLocally(&err), Status::InvalidUsage);
-    EXPECT_NE(err.find("MORI_SHMEM_BOOTSTRAP_PORT=70000 is not a TCP port"), std::string::npos) << err;
+    env::Config cfg;
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(env::load(&cfg), Status::InvalidUsage);
+    err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("MORI_SHMEM_BOOTSTRAP_PORT=70000 is not valid: expected a TCP port"), std::string::npos) << err;
   }
   {
     ScopedEnv addr("MASTER_ADDR", "no-such-host.invalid");
@@ -305,4 +321,79 @@ TEST(BootstrapEnv, SinglePeNeedsNoAddress) {
   ASSERT_TRUE(b);
   EXPECT_EQ(b->size(), 1);
   test::checkCollectives(*b, 0x5eed2002);
+}
+
+// A PE of another job (same port, same launcher variables except the job's identity) is refused
+// with a message that says so, and the job completes.
+TEST(BootstrapEnv, PeOfAnotherJobIsRefusedSayingSo) {
+  PeSync sync;
+  const int me = test::worldRank(), n = test::worldSize(), odd = n - 1;
+  TorchrunEnv e(test::sharedFreePort());
+  ScopedEnv job("SLURM_JOB_ID", "4242");
+  std::string err;
+  if (me == odd) {
+    {
+      ScopedEnv other("SLURM_JOB_ID", "4243");
+      env::Config cfg = test::bootstrapConfig(5);
+      std::unique_ptr<bootstrap::Bootstrap> b;
+      testing::internal::CaptureStderr();
+      EXPECT_EQ(bootstrap::createFromLauncherEnv(cfg, &b), Status::InvalidUsage);
+      err = testing::internal::GetCapturedStderr();
+      EXPECT_NE(err.find("it belongs to another job: its job identity differs from this root's (SLURM_JOB_ID=4242"),
+                std::string::npos)
+          << err;
+    }
+    {
+      // A job of another world size: its rank 1 would otherwise have joined this one.
+      ScopedEnv size("WORLD_SIZE", std::to_string(n + 1).c_str());
+      env::Config cfg = test::bootstrapConfig(5);
+      std::unique_ptr<bootstrap::Bootstrap> b;
+      testing::internal::CaptureStderr();
+      EXPECT_EQ(bootstrap::createFromLauncherEnv(cfg, &b), Status::InvalidUsage);
+      err = testing::internal::GetCapturedStderr();
+      EXPECT_NE(err.find("it belongs to a job of world size " + std::to_string(n + 1) + ", and this job has " +
+                         std::to_string(n) + " PEs"),
+                std::string::npos)
+          << err;
+    }
+  }
+  if (me == 0) testing::internal::CaptureStderr();
+  auto b = makeEnv(20);
+  if (me == 0) err = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(b);
+  if (me == 0) {
+    EXPECT_NE(
+        err.find("(claims PE " + std::to_string(odd) + " of " + std::to_string(n) + "): it belongs to another job"),
+        std::string::npos)
+        << err;
+    EXPECT_NE(err.find("(claims PE " + std::to_string(odd) + " of " + std::to_string(n + 1) +
+                       "): it belongs to a job "
+                       "of world size"),
+              std::string::npos)
+        << err;
+  }
+  test::checkCollectives(*b, 0x5eed2101);
+}
+
+// Under mpirun without the MPI plugin (this test binary cannot load it: it is not next to it),
+// auto says why MPI was not used, also when the launcher environment then fails.
+TEST(BootstrapEnv, AutoUnderMpirunSaysWhyMpiWasNotUsed) {
+  PeSync sync;
+  std::string why;
+  if (bootstrap::loadMpiPlugin(&why)) GTEST_SKIP() << "the MPI plugin loads here; this test needs it absent";
+  ASSERT_TRUE(bootstrap::launchedByMpiLauncher()) << "ctest runs this suite under mpirun";
+  ScopedEnv mode("MORI_SHMEM_BOOTSTRAP", "auto"), addr("MASTER_ADDR", nullptr), rank("RANK", nullptr),
+      size("WORLD_SIZE", nullptr);
+  env::Config cfg = test::bootstrapConfig(1);
+  std::unique_ptr<bootstrap::Bootstrap> b;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(bootstrap::createDefault(cfg, &b), Status::InvalidUsage);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("an MPI launcher started this process (OMPI_COMM_WORLD_SIZE is set), but MPI is not used: the "
+                     "MPI bootstrap plugin libmori_shmem_bootstrap_mpi.so could not be loaded"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("MASTER_ADDR is not set"), std::string::npos) << err;
+  EXPECT_NE(err.find("MPI was not used because libmori_shmem_bootstrap_mpi.so could not be loaded"), std::string::npos)
+      << err;
 }

@@ -268,13 +268,16 @@ TEST(BootstrapUid, StrangersAreRefusedAndLoggedWhileThePesComplete) {
   if (me == n - 1) {
     int fd = dial(info.root, &wrongSecretAddr);
     ASSERT_GE(fd, 0);
+    // Answers the root's challenge, proving a secret one bit off.
+    uint8_t challenge[bootstrap::wire::kChallengeBytes];
+    ASSERT_EQ(recv(fd, challenge, sizeof(challenge), MSG_WAITALL), static_cast<ssize_t>(sizeof(challenge)));
     bootstrap::wire::Hello h;
     h.rank = n - 1;
     h.nranks = n;
-    h.secret = info.secret;
-    h.secret.bytes[3] ^= 0x40;
+    bootstrap::Secret wrong = info.secret;
+    wrong.bytes[3] ^= 0x40;
     uint8_t buf[bootstrap::wire::kHelloBytes];
-    bootstrap::wire::encode(h, buf);
+    ASSERT_TRUE(bootstrap::wire::encodeSigned(h, wrong, bootstrap::wire::decodeChallenge(challenge).nonce, buf));
     ASSERT_EQ(send(fd, buf, sizeof(buf), 0), static_cast<ssize_t>(sizeof(buf)));
     int g = dial(info.root, &garbageAddr);
     ASSERT_GE(g, 0);
@@ -307,7 +310,7 @@ TEST(BootstrapUid, StrangersAreRefusedAndLoggedWhileThePesComplete) {
     EXPECT_NE(err.find("refused a connection from " + wrongSecretAddr), std::string::npos) << err;
     EXPECT_NE(err.find("wrong secret"), std::string::npos) << err;
     EXPECT_NE(err.find("refused a connection from " + garbageAddr), std::string::npos) << err;
-    EXPECT_NE(err.find("connection from " + silentAddr + " sent 0 of 48 hello bytes"), std::string::npos) << err;
+    EXPECT_NE(err.find("connection from " + silentAddr + " sent 0 of 80 hello bytes"), std::string::npos) << err;
   }
   ASSERT_TRUE(b);
   test::checkCollectives(*b, 0x5eed1002);

@@ -58,6 +58,7 @@ enum class DeviceErrorCode : uint32_t {
   ErrorCompletion = 5,  // a = opcode, b = syndrome, c = vendor syndrome, d = wqe index
   Unsupported = 6,      // a = what (DeviceUnsupported)
   InvalidArgument = 7,  // a = what, b = value
+  PeerFailed = 8,       // written by the host's peer monitor: peer = a = the PE that failed
 };
 
 struct DeviceErrorRecord {
