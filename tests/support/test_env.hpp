@@ -15,6 +15,10 @@ struct Requirement {
   // (0: any number). Suites whose PEs wait for each other inside kernels say 1: they run with
   // several PEs per GPU only where the GPU runs them concurrently (CUDA MPS, AMD's HWS).
   int maxPesPerGpu = 0;
+  // The suite stops a PE's GPU context on purpose (a device trap) and checks the others: PEs that
+  // share a GPU must then not share it through CUDA MPS, which delivers one client's fatal fault
+  // to every client of the GPU. Such suites run their PEs outside MPS, time-sliced.
+  bool faultsStopContext = false;
 };
 
 int worldRank();
@@ -52,6 +56,15 @@ class FailurePrinter : public ::testing::EmptyTestEventListener {
     r.minPes = (minPes_);                              \
     r.maxPesPerGpu = (maxPesPerGpu_);                  \
     return r;                                          \
+  }
+// A GPU suite whose PEs poison their own GPU context on purpose (see faultsStopContext).
+#define MORI_TEST_REQUIRES_GPU_FAULTS(minPes_)      \
+  mori::test::Requirement mori_test_requirement() { \
+    mori::test::Requirement r;                      \
+    r.gpu = true;                                   \
+    r.minPes = (minPes_);                           \
+    r.faultsStopContext = true;                     \
+    return r;                                       \
   }
 #define MORI_TEST_REQUIRES_PES(minPes_)             \
   mori::test::Requirement mori_test_requirement() { \

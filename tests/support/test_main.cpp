@@ -10,6 +10,7 @@ mori::test::Requirement mori_test_requirement();
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "mori/platform/device.hpp"
 #include "mori/platform/gpu_runtime.hpp"
 #include "mori/shmem.h"
 
@@ -65,11 +66,29 @@ int countPesOnMyGpu(int gpus) {
   return count;
 }
 
+// Whether this process is a CUDA MPS client on device `dev` (never on AMD).
+bool underMps(int dev) {
+#if MORI_PLATFORM_NVIDIA
+  int mps = 0;
+  return cudaDeviceGetAttribute(&mps, cudaDevAttrMpsEnabled, dev) == cudaSuccess && mps != 0;
+#else
+  (void)dev;
+  return false;
+#endif
+}
+
 // Whether this suite can run with `pes` PEs on this PE's GPU; why not, or how, in *why.
 bool gpuShareAllowed(const Requirement& req, int pes, std::string* why) {
-  if (req.maxPesPerGpu <= 0 || pes <= req.maxPesPerGpu) return true;
   int dev = 0;
   (void)hipGetDevice(&dev);
+  if (req.faultsStopContext && pes > 1 && underMps(dev)) {
+    *why = std::to_string(pes) + " PEs share GPU " + std::to_string(dev) +
+           " through CUDA MPS, which delivers one PE's fatal device fault to every PE of the GPU; this suite "
+           "faults on purpose: run it outside MPS (its ctest entry sets CUDA_MPS_PIPE_DIRECTORY to an empty "
+           "directory)";
+    return false;
+  }
+  if (req.maxPesPerGpu <= 0 || pes <= req.maxPesPerGpu) return true;
   char how[256] = "";
   const int c = mori_shmem_gpu_sharing_concurrent(dev, pes, how, sizeof(how));
   if (c == 1) {

@@ -7,7 +7,9 @@
 //       5 WQEs, then nothing. quiet stops after the timeout with what it waited for.
 // In both, PE 1 checks that exactly the WQEs before the fault landed. PE 0's GPU context is lost
 // afterwards, so ctest runs each case in its own process (--gtest_filter) and requires the
-// DEVICE-ERROR-CHECK-PASSED line; nothing is finalized (finalize is collective).
+// DEVICE-ERROR-CHECK-PASSED line; nothing is finalized (finalize is collective). PEs sharing one
+// GPU run outside CUDA MPS (one client's fatal fault reaches every client), time-sliced: no kernel
+// here waits for another PE's kernel.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,7 @@
 
 #include "tests/gpu/gpu_test_util.hpp"
 
-MORI_TEST_REQUIRES_GPU(2, 1);
+MORI_TEST_REQUIRES_GPU_FAULTS(2);
 
 namespace {
 
