@@ -430,11 +430,60 @@ int opFinalize(mori_bootstrap_mpi_t* self) {
   return 0;
 }
 
+// A communicator duplicate that timed out: MPI still owns the request and will write the new
+// communicator into `comm` when (if) the other ranks join, so both live until exit.
+struct PendingDup {
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::vector<MPI_Request> req = std::vector<MPI_Request>(1, MPI_REQUEST_NULL);
+};
+std::vector<PendingDup*> gAbandonedDups;
+mori_bootstrap_log_fn gExitLog = nullptr;
+
+// Open MPI's MPI_Finalize crashes (SIGSEGV in mca_pml_ob1_del_comm) on a communicator whose
+// MPI_Comm_idup is still in flight: complete abandoned duplicates first, for a few seconds; if
+// one cannot complete (a rank never came), MPI_Finalize is skipped, saying why, rather than crash.
+bool settleAbandonedDups() {
+  bool settled = true;
+  for (PendingDup* d : gAbandonedDups) {
+    int err = 0;
+    if (waitAll(d->req, Deadline(5.0), &err) != Wait::Done) {
+      settled = false;
+      continue;
+    }
+    if (d->comm != MPI_COMM_NULL) MPI_Comm_free(&d->comm);
+  }
+  return settled;
+}
+
+// MPI_Finalize first deletes MPI_COMM_SELF's attributes: settles abandoned duplicates also when
+// the application, not our exit handler, finalises MPI.
+int settleAtFinalize(MPI_Comm, int, void*, void*) {
+  (void)settleAbandonedDups();
+  return MPI_SUCCESS;
+}
+
+void abandonDup(PendingDup* d) {
+  static bool watching = false;
+  gAbandonedDups.push_back(d);
+  if (watching) return;
+  int key = MPI_KEYVAL_INVALID;
+  if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, settleAtFinalize, &key, nullptr) == MPI_SUCCESS &&
+      MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr) == MPI_SUCCESS)
+    watching = true;
+}
+
 void finalizeMpiAtExit() {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  if (initialized && !finalized) MPI_Finalize();
+  if (!initialized || finalized) return;
+  if (!settleAbandonedDups()) {
+    SAY(gExitLog, kLogError,
+        "MPI bootstrap: at exit, a duplicate of the communicator that timed out during init is still in flight (a "
+        "rank never called mori-shmem init): MPI_Finalize is skipped, since it would crash on it");
+    return;
+  }
+  MPI_Finalize();
 }
 
 // Open MPI loads its components with dlopen and resolves their references to libmpi's symbols
@@ -453,6 +502,7 @@ MORI_PLUGIN_EXPORT int mori_shmem_bootstrap_mpi_open(const mori_bootstrap_mpi_ar
                                                      mori_bootstrap_mpi_t** out) {
   if (!args || !out) return MORI_SHMEM_ERROR_INVALID_USAGE;
   mori_bootstrap_log_fn log = args->log;
+  gExitLog = log;
   if (args->interface_version != MORI_BOOTSTRAP_MPI_INTERFACE || args->size < sizeof(mori_bootstrap_mpi_args_t)) {
     SAY(log, kLogError,
         "MPI bootstrap plugin: the runtime speaks interface %u (args of %u B), this plugin %d (%zu B): "
@@ -494,13 +544,8 @@ MORI_PLUGIN_EXPORT int mori_shmem_bootstrap_mpi_open(const mori_bootstrap_mpi_ar
   }
   const char* commName = args->mpi_comm ? "the application's communicator" : "MPI_COMM_WORLD";
   // MPI writes the new communicator into *dup when the request completes, which may be after a
-  // timeout below (even inside MPI_Finalize at exit), and such a request may not be freed: the
-  // handle and the request live on the heap and are leaked on that path (a stack slot here was
-  // overwritten after return: SIGSEGV at exit under mpirun when the duplicate timed out).
-  struct PendingDup {
-    MPI_Comm comm = MPI_COMM_NULL;
-    std::vector<MPI_Request> req = std::vector<MPI_Request>(1, MPI_REQUEST_NULL);
-  };
+  // timeout below, and such a request may not be freed: on that path both stay on the heap, and
+  // are settled before MPI_Finalize (abandonDup), which otherwise crashed at exit under mpirun.
   std::unique_ptr<PendingDup> pending(new PendingDup());
   MPI_Comm& dup = pending->comm;
   std::vector<MPI_Request>& req = pending->req;
@@ -513,7 +558,7 @@ MORI_PLUGIN_EXPORT int mori_shmem_bootstrap_mpi_open(const mori_bootstrap_mpi_ar
   int err = 0;
   Wait w = waitAll(req, dl, &err);
   if (w != Wait::Done) {
-    if (w == Wait::TimedOut) (void)pending.release();  // still in flight: see PendingDup
+    if (w == Wait::TimedOut) abandonDup(pending.release());  // still in flight: see PendingDup
     int prank = -1, psize = 0;
     MPI_Comm_rank(parent, &prank);
     MPI_Comm_size(parent, &psize);

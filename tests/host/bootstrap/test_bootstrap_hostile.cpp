@@ -439,3 +439,20 @@ TEST(BootstrapHostile, AbortWordIsTheErrorRecordsCode) {
   EXPECT_EQ(first.peer, 5);
   EXPECT_FALSE(shmem::markPeerFailed(nullptr, 1, 3));
 }
+
+// Regression: a 1e10 s deadline overflowed the clock and expired at once.
+TEST(BootstrapHostile, HugeDeadlinesSaturate) {
+  for (double s : {1e10, 1e11, 1e300}) {
+    Deadline d(s);
+    EXPECT_FALSE(d.unlimited());
+    EXPECT_FALSE(d.expired()) << s;
+    EXPECT_EQ(d.pollMs(1000), 1000) << s;
+    EXPECT_FALSE(d.extendedBy(1e300).expired()) << s;
+  }
+  EXPECT_TRUE(Deadline(0).unlimited());
+  EXPECT_FALSE(Deadline(0).expired());
+  Deadline shortOne(0.01);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(shortOne.expired());
+  EXPECT_EQ(shortOne.pollMs(), 0);
+}

@@ -5,6 +5,9 @@
 #include <mpi.h>
 #include <stdlib.h>
 
+#include <chrono>
+#include <thread>
+
 #include "application/bootstrap/bootstrap.hpp"
 #include "application/bootstrap/mpi_bootstrap_loader.hpp"
 #include "tests/host/bootstrap/bootstrap_test_util.hpp"
@@ -156,4 +159,34 @@ TEST(BootstrapMpi, BadBroadcastRoot) {
   EXPECT_NE(err.find("broadcast root"), std::string::npos) << err;
   // A local argument check: the bootstrap stays usable.
   EXPECT_EQ(b->barrier(), Status::Success);
+}
+
+// Regression (issue 20): when duplicating the communicator timed out, MPI later completed the
+// duplicate into a stack slot of the returned function (SIGSEGV at exit under mpirun). The PE
+// that was late now joins the duplicate; the others' abandoned request completes into memory
+// that stays valid, and everything after works.
+TEST(BootstrapMpi, TimedOutDuplicateLeavesNoDanglingWrite) {
+  PeSync sync;
+  const int me = test::worldRank(), late = test::worldSize() - 1;
+  if (me != late) {
+    env::Config cfg = test::bootstrapConfig(0.5);
+    std::unique_ptr<bootstrap::Bootstrap> b;
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(bootstrap::createMpi(nullptr, cfg, &b), Status::Timeout);
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("duplicating MPI_COMM_WORLD did not complete within 0.5 s"), std::string::npos) << err;
+    EXPECT_FALSE(b);
+  } else {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    MPI_Comm dup = MPI_COMM_NULL;  // matches the others' abandoned MPI_Comm_idup
+    ASSERT_EQ(MPI_Comm_dup(MPI_COMM_WORLD, &dup), MPI_SUCCESS);
+    MPI_Comm_free(&dup);
+  }
+  // Deep stack use over the slot the old code left behind, then a working bootstrap.
+  volatile char scratch[64 * 1024];
+  for (size_t i = 0; i < sizeof(scratch); i += 512) scratch[i] = static_cast<char>(i);
+  MPI_Barrier(MPI_COMM_WORLD);
+  auto b = makeWorld(30);
+  ASSERT_TRUE(b);
+  test::checkCollectives(*b, 0x5eed0009);
 }
