@@ -166,11 +166,13 @@ def test_cuda_graph_capture():
             ms.barrier_all_on_stream()
         for rnd in range(3):
             x.copy_(data(me(), 10 + rnd, n))
+            sig.zero_()  # every PE resets its signal before any PE replays: the wait means this round
             torch.cuda.synchronize()
+            ms.barrier_all()
             g.replay()
             torch.cuda.synchronize()
             assert torch.equal(y, data(left(), 10 + rnd, n)), f"PE {me()}: replay {rnd} delivered wrong data"
-            assert int(sig.item()) == rnd + 1
+            assert int(sig.item()) == 1
         del g
         torch.cuda.synchronize()
         ms.barrier_all_on_stream()
