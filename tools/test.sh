@@ -54,8 +54,10 @@ command -v mpirun >/dev/null || need+=(openmpi-bin)
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
 # The socket bootstrap's join proof (HMAC-SHA256) uses libcrypto.
 [ -f /usr/include/openssl/hmac.h ] || need+=(libssl-dev)
-# The Python module's build and tests (python/): pybind11's CMake package and headers.
-[ -f /usr/share/cmake/pybind11/pybind11Config.cmake ] || [ -d /usr/lib/cmake/pybind11 ] || need+=(pybind11-dev python3-dev)
+# The Python module (python/): the interpreter's headers and venv (nanobind etc. come from PyPI below).
+python3 -c 'import os, sysconfig; assert os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h"))' \
+  2>/dev/null || need+=(python3-dev)
+python3 -c 'import ensurepip' 2>/dev/null || need+=(python3-venv)
 platforms=${MORI_TEST_PLATFORMS:-nvidia amd}
 if [[ " $platforms " == *" amd "* ]] && ! command -v hipcc >/dev/null; then need+=(hipcc); fi
 if [ ${#need[@]} -gt 0 ]; then
@@ -99,6 +101,14 @@ skip_summary() {  # <platform> <build dir> <ctest output>
       close("sort -rn")
     }' "$3" "$2/Testing/Temporary/LastTest.log"
 }
+
+# ---- Python build and test tools (python/, pyproject.toml) -------------------------------------
+# A virtual environment with nanobind, scikit-build-core and pytest from PyPI, active for the CMake
+# builds below (FindPython prefers $VIRTUAL_ENV), which then build the module for ctest's python_*.
+PY_VENV=$BUILD_ROOT/venv
+[ -x "$PY_VENV/bin/python" ] || python3 -m venv "$PY_VENV"
+"$PY_VENV/bin/python" -m pip install -q scikit-build-core nanobind pytest numpy
+export VIRTUAL_ENV=$PY_VENV PATH=$PY_VENV/bin:$PATH
 
 status=0
 echo "== repository paths named in comments and docs"
@@ -145,4 +155,26 @@ for platform in $platforms; do
     status=1
   fi
 done
+
+# ---- Python wheel (NVIDIA): pip wheel at the root (library and module only), installed into a
+# fresh virtual environment, CPU tests run against it (wheel layout and find_package included).
+if [[ " $platforms " == *" nvidia "* ]] && command -v nvcc >/dev/null; then
+  echo "== python wheel: build (nvidia, library and module)"
+  start=$(date +%s)
+  rm -rf "$BUILD_ROOT/wheel" "$BUILD_ROOT/wheel-venv"
+  mkdir -p "$BUILD_ROOT/tmp"
+  if MORI_WERROR=ON MORI_GPU_ARCHS=90 TMPDIR=$BUILD_ROOT/tmp python -m pip wheel "$ROOT" --no-deps \
+    --no-build-isolation -w "$BUILD_ROOT/wheel" -C build-dir="$BUILD_ROOT/wheel-build" \
+    >"$BUILD_ROOT/wheel.log" 2>&1; then
+    echo "   built in $(( $(date +%s) - start )) s: $(cd "$BUILD_ROOT/wheel" && ls mori_shmem-*.whl)"
+    python3 -m venv "$BUILD_ROOT/wheel-venv"
+    "$BUILD_ROOT/wheel-venv/bin/python" -m pip install -q "$BUILD_ROOT"/wheel/mori_shmem-*.whl pytest numpy
+    echo "== python wheel: CPU tests against the installed wheel"
+    (cd "$BUILD_ROOT" && MORI_SHMEM_TEST_WHEEL=1 "$BUILD_ROOT/wheel-venv/bin/python" -m pytest -q -rs \
+      "$ROOT/python/tests/test_api.py") || status=1
+  else
+    tail -60 "$BUILD_ROOT/wheel.log"
+    status=1
+  fi
+fi
 exit $status
