@@ -159,6 +159,7 @@ class _Allocation:
         self.addr = addr
         self.nbytes = nbytes
         self.finalizer = weakref.finalize(self, _leaked, addr, nbytes)
+        self.finalizer.atexit = False  # at interpreter exit the process ends: no warning for every block
         self.tensor = None  # weakref to the tensor empty() returned, emptied when the block is freed
 
     def detach(self):
