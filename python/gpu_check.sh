@@ -5,7 +5,8 @@
 #   python/gpu_check.sh [OUT]      OUT: where logs and bench_torch.json go (default $OUT or ./gpu-check)
 #
 # 1. builds libmori_shmem, the mori_shmem module (for this machine's python3) and test_stream_rma
-# 2. test_stream_rma with 2 PEs (mpirun): the C API's put/get/put_signal/wait on a stream, graph capture
+# 2. ctest test_stream_rma*: the C API's put/get/put_signal/wait on a stream and graph capture with
+#    2 PEs, over P2P and through the NIC model (RDMA device path: mlx5, bnxt, ionic); python_api
 # 3. the torch layer with 2 PEs (torchrun + pytest): python/tests/test_torch_gpu.py
 # 4. python/tests/test_gpu.py (1 PE, then 2 PEs by unique ID)
 # 5. the benchmark with 2 PEs: python/benchmarks/bench_torch.py -> OUT/bench_torch.json
@@ -40,9 +41,10 @@ step() {  # <name> <command...>: runs it, logs it, says PASS/FAIL with the time
 
 step build bash -c "cmake -S '$ROOT' -B '$BUILD' -G Ninja -DCMAKE_BUILD_TYPE=Release -DMORI_GPU_PLATFORM=nvidia \
   -DMORI_GPU_ARCHS=90 -DMORI_BUILD_TOOLS=OFF -DMORI_BUILD_EXAMPLES=OFF -DMORI_BUILD_PYTHON=ON \
-  -DPython_EXECUTABLE=$(command -v python3) && ninja -C '$BUILD' mori_shmem mori_shmem_python test_stream_rma" || exit 1
+  -DPython_EXECUTABLE=$(command -v python3) && ninja -C '$BUILD' mori_shmem mori_shmem_python test_stream_rma \
+  mori_nic_model" || exit 1
 export PYTHONPATH=$BUILD/python${PYTHONPATH:+:$PYTHONPATH}
-step c_api mpirun -np 2 --oversubscribe "$BUILD/tests/gpu/test_stream_rma"
+step c_api ctest --test-dir "$BUILD" -R "test_stream_rma|python_api" --output-on-failure
 step torch_pes2 torchrun --nproc-per-node 2 -m pytest -x -q -rs "$ROOT/python/tests/test_torch_gpu.py"
 step python_gpu python3 "$ROOT/python/tests/test_gpu.py"
 step bench torchrun --nproc-per-node 2 "$ROOT/python/benchmarks/bench_torch.py" --out "$OUT/bench_torch.json"
