@@ -1,0 +1,112 @@
+// The device operations over SDMA, for the dispatch in include/mori/shmem/impl/operations.hpp:
+// every function takes the peer's queues and addresses already translated to ones the engine
+// can reach (the P2P mapping of the peer's window, and local buffers), like the P2P path.
+//
+// Scope G is one of the device API's scope types (rank(), size(), sync(); every thread of the
+// scope calls with the same arguments). Contracts:
+//   put        returns once the copy is queued (nbi semantics); complete at quiet. Thread scope:
+//              one queue, chosen by the calling wave. Warp and block scope: a put of at least
+//              kSplitBytes per queue is split in equal parts across the peer's queues, part i
+//              posted by rank i; smaller ones go whole to one queue.
+//   putSignal  the copy and then the signal ATOMIC in ONE queue, so the engine applies the
+//              signal only after the data (ordered in the queue); never split.
+//   signalOp   the ATOMIC alone, in queue 0 (ordered after earlier putSignal/signalOp there,
+//              not after puts on other queues: fence() first, as OpenSHMEM requires).
+//   get        the copy peer -> local, then waits for its completion (blocking).
+//   quiet      every queue of the peer: all that was announced before is complete; fence is
+//              quiet (the peer's queues run concurrently, so only completion orders them).
+#pragma once
+
+#include "mori/transport/sdma/sdma_post.hpp"
+
+#if MORI_GPU_COMPILER
+namespace mori::sdma {
+
+// Below this many bytes per queue a warp/block put goes to one queue: a split would add a
+// slot and a doorbell per queue for less than one engine burst (not yet measured on hardware;
+// see docs/SDMA.md).
+constexpr uint64_t kSplitBytes = 64 * 1024;
+
+MORI_DEVICE_INLINE uint32_t waveQueue(const SdmaPeerDevice& p) {
+  const uint32_t wave =
+      (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / static_cast<uint32_t>(gpu::waveSize());
+  return (blockIdx.x * 7u + wave) % p.count;
+}
+
+template <class G>
+MORI_DEVICE_INLINE void put(const SdmaPeerDevice& p, void* dst, const void* src, uint64_t bytes) {
+  if (bytes == 0) return;
+  const uint64_t d = reinterpret_cast<uint64_t>(dst), s = reinterpret_cast<uint64_t>(src);
+  if (G::size() == 1) {
+    const SdmaQueueDevice& q = p.queues[waveQueue(p)];
+    eachLaneInTurn([&] { postCopy(q, d, s, bytes, nullptr); });
+    return;
+  }
+  uint32_t parts = static_cast<uint32_t>(bytes / kSplitBytes);
+  if (parts > p.count) parts = p.count;
+  if (parts > static_cast<uint32_t>(G::size())) parts = static_cast<uint32_t>(G::size());
+  if (parts == 0) parts = 1;
+  const uint32_t r = static_cast<uint32_t>(G::rank());
+  if (r < parts) {
+    // Equal parts, 256-byte aligned boundaries; the last takes the rest.
+    const uint64_t share = (bytes / parts) & ~uint64_t{255};
+    const uint64_t off = share * r;
+    const uint64_t len = r == parts - 1 ? bytes - off : share;
+    eachLaneInTurn([&] { postCopy(p.queues[r], d + off, s + off, len, nullptr); });
+  }
+  G::sync();
+}
+
+template <class G>
+MORI_DEVICE_INLINE void putSignal(const SdmaPeerDevice& p, void* dst, const void* src, uint64_t bytes,
+                                  uint64_t* signalAddr, uint64_t value, AtomicOp op) {
+  if (G::rank() == 0) {
+    const SignalDesc sig{reinterpret_cast<uint64_t>(signalAddr), value, op};
+    const SdmaQueueDevice& q = p.queues[0];
+    eachLaneInTurn([&] { postCopy(q, reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), bytes, &sig); });
+  }
+  G::sync();
+}
+
+template <class G>
+MORI_DEVICE_INLINE void signalOp(const SdmaPeerDevice& p, uint64_t* signalAddr, uint64_t value, AtomicOp op) {
+  putSignal<G>(p, nullptr, nullptr, 0, signalAddr, value, op);
+}
+
+template <class G>
+MORI_DEVICE_INLINE void get(const SdmaPeerDevice& p, void* dst, const void* peerSrc, uint64_t bytes) {
+  if (bytes != 0 && G::rank() == 0) {
+    const SdmaQueueDevice& q = p.queues[0];
+    eachLaneInTurn([&] {
+      waitCompleted(q,
+                    postCopy(q, reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(peerSrc), bytes, nullptr));
+    });
+  }
+  G::sync();
+}
+
+template <class G>
+MORI_DEVICE_INLINE void quiet(const SdmaPeerDevice& p) {
+  const uint32_t r = static_cast<uint32_t>(G::rank());
+  for (uint32_t i = r; i < p.count; i += static_cast<uint32_t>(G::size())) quietQueue(p.queues[i]);
+  G::sync();
+}
+
+// quiet over every peer in `peers` (nPes entries; entries with count 0 are not SDMA peers).
+template <class G>
+MORI_DEVICE_INLINE void quietAll(const SdmaPeerDevice* peers, int nPes) {
+  const int r = G::rank();
+  int k = 0;
+  for (int pe = 0; pe < nPes; ++pe)
+    for (uint32_t i = 0; i < peers[pe].count; ++i, ++k)
+      if (k % G::size() == r) quietQueue(peers[pe].queues[i]);
+  G::sync();
+}
+
+template <class G>
+MORI_DEVICE_INLINE void fence(const SdmaPeerDevice& p) {
+  quiet<G>(p);
+}
+
+}  // namespace mori::sdma
+#endif

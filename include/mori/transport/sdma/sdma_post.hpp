@@ -1,0 +1,170 @@
+// The SDMA posting mechanism, as named steps. A posting thread:
+//
+//   reserve  takes k consecutive slots with one atomicAdd on SdmaQueueState::reserved (never
+//            waits); k is at most half the ring, so the earliest unannounced reservation always
+//            fits once the engine drains what is announced before it
+//   room     waits until the engine's read pointer has passed the slots' previous lap
+//            (readPtr >= (base + k - slots) * kSlotBytes): ring space is free once fetched
+//   write    encodes each slot (COPY_LINEAR, ATOMIC for a signal, FENCE on the batch's last slot
+//            writing its end index to `completion`) and pads it with one-dword NOPs
+//   submit   waits until every earlier slot is announced (posted == base), fences system-wide
+//            (the slots reach memory before the engine can see the new write pointer)
+//   ring     stores the write pointer (bytes) to the shadow and the doorbell, fences again so
+//            the next ringer's larger pointer cannot overtake it, and releases posted = end
+//
+// Completion: the engine runs a queue's packets in order, so the completion word only grows (mod
+// 2^32) and reaching N means every slot below N is done. quiet waits for the announced count.
+//
+// Lanes: the submit wait depends on other threads' progress. On NVIDIA lanes run apart
+// (gpu::kIndependentLanes); on lockstep AMD waves a lane spinning there would hold back the
+// lane it waits for, so the lanes of a wave that post together take turns (eachLaneInTurn).
+//
+// Unlike rdma/post.hpp, there is no completion queue to consume (the engine writes one counter)
+// and a slot's reuse depends on the engine's read pointer, not on completions; what both share
+// is the reserve -> write -> submit -> ring order and the bounded waits (see docs/SDMA.md for
+// what a common mechanism would take).
+#pragma once
+
+#include <stdio.h>
+
+#include "mori/platform/atomic.hpp"
+#include "mori/platform/clock.hpp"
+#include "mori/platform/mmio.hpp"
+#include "mori/platform/wave.hpp"
+#include "mori/transport/sdma/device_host/sdma_queue.hpp"
+#include "mori/transport/sdma/sdma_slot.hpp"
+
+#if MORI_GPU_COMPILER
+namespace mori::sdma {
+
+using gpu::Order;
+using gpu::Scope;
+
+// A wait on `q` timed out: prints the queue's counters and stops the kernel. Cold path.
+[[noreturn]] inline MORI_DEVICE_NOINLINE void queueTimeout(const SdmaQueueDevice& q, const char* what,
+                                                           uint64_t progress, uint64_t target) {
+  printf(
+      "mori-shmem PE %d: SDMA queue %u to PE %d (engine %d): timed out waiting for %s (at %llu, awaiting %llu); "
+      "reserved %llu, posted %llu slots, engine read pointer %llu bytes, completion %u\n",
+      q.myPe, q.queueIndex, q.peer, static_cast<int>(q.engine), what, static_cast<unsigned long long>(progress),
+      static_cast<unsigned long long>(target),
+      static_cast<unsigned long long>(gpu::atomicLoad<Order::Relaxed, Scope::Agent>(&q.state->reserved)),
+      static_cast<unsigned long long>(gpu::atomicLoad<Order::Relaxed, Scope::Agent>(&q.state->posted)),
+      static_cast<unsigned long long>(gpu::atomicLoad<Order::Relaxed, Scope::System>(q.readPtr)),
+      gpu::atomicLoad<Order::Relaxed, Scope::System>(q.completion));
+  gpu::trap();
+}
+
+// Polls until met(poll()) holds; past q.timeoutTicks (if set) reports and stops the kernel.
+template <class Poll, class Met>
+MORI_DEVICE_INLINE uint64_t waitUntil(const SdmaQueueDevice& q, const char* what, uint64_t target, Poll poll, Met met) {
+  const uint64_t start = gpu::wallClock();
+  uint32_t spins = 0;
+  uint64_t v;
+  while (!met(v = poll())) {
+    gpu::spinPause();
+    if (q.timeoutTicks != 0 && (++spins & 63u) == 0 && gpu::wallClock() - start > q.timeoutTicks)
+      queueTimeout(q, what, v, target);
+  }
+  return v;
+}
+
+MORI_DEVICE_INLINE uint32_t* slotAddress(const SdmaQueueDevice& q, uint64_t idx) {
+  return q.ring + ((idx & (q.slots - 1)) << (kSlotShift - 2));
+}
+
+// reserve: k (1..slots/2) consecutive slots; returns the first.
+MORI_DEVICE_INLINE uint64_t reserveSlots(const SdmaQueueDevice& q, uint32_t k) {
+  return gpu::atomicFetchAdd<Order::Relaxed, Scope::Agent>(&q.state->reserved, static_cast<uint64_t>(k));
+}
+
+// room: the slots [base, base + k) were fetched by the engine on their previous lap.
+MORI_DEVICE_INLINE void waitForRoom(const SdmaQueueDevice& q, uint64_t base, uint32_t k) {
+  if (base + k <= q.slots) return;
+  const uint64_t need = (base + k - q.slots) << kSlotShift;
+  waitUntil(
+      q, "ring space (engine read pointer)", need,
+      [&] { return gpu::atomicLoad<Order::Relaxed, Scope::System>(q.readPtr); }, [&](uint64_t r) { return r >= need; });
+}
+
+// write: one slot: [COPY_LINEAR if bytes] [ATOMIC if sig] [FENCE completion = fenceValue if
+// fence] and one-dword NOPs to the slot's end.
+MORI_DEVICE_INLINE void writeSlot(const SdmaQueueDevice& q, uint64_t idx, uint64_t dst, uint64_t src, uint64_t bytes,
+                                  const SignalDesc* sig, bool fence, uint32_t fenceValue) {
+  encodeSlot(slotAddress(q, idx), dst, src, bytes, sig, fence ? reinterpret_cast<uint64_t>(q.completion) : 0,
+             fenceValue);
+}
+
+// submit + ring: announces [base, end) once every earlier slot is announced.
+MORI_DEVICE_INLINE void submitAndRing(const SdmaQueueDevice& q, uint64_t base, uint64_t end) {
+  waitUntil(
+      q, "earlier slots to be announced", base,
+      [&] { return gpu::atomicLoad<Order::Acquire, Scope::Agent>(&q.state->posted); },
+      [&](uint64_t v) { return v == base; });
+  gpu::fenceSystem();
+  const uint64_t wp = end << kSlotShift;
+  gpu::atomicStore<Order::Relaxed, Scope::System>(q.writePtr, wp);
+  gpu::mmioStore64(q.doorbell, wp);
+  gpu::fenceSystem();
+  gpu::atomicStore<Order::Release, Scope::Agent>(&q.state->posted, end);
+}
+
+// Runs f in each active lane, one lane at a time where lanes are not independent (AMD); at once
+// where they are (NVIDIA).
+template <class F>
+MORI_DEVICE_INLINE void eachLaneInTurn(F f) {
+  if constexpr (gpu::kIndependentLanes) {
+    f();
+  } else {
+    gpu::LaneMask pending = gpu::activeMask();
+    while (pending != 0) {
+      const int lane = gpu::firstLane(pending);
+      if (gpu::laneId() == lane) f();
+      pending &= ~(gpu::LaneMask{1} << lane);
+    }
+  }
+}
+
+// One thread posts a copy of `bytes` (0 allowed when sig is set) from src to dst, chunked by
+// kMaxCopyBytes, with sig (if any) after the last chunk in the same queue. Returns the slot
+// count announced after it (the completion value that covers it).
+MORI_DEVICE_INLINE uint64_t postCopy(const SdmaQueueDevice& q, uint64_t dst, uint64_t src, uint64_t bytes,
+                                     const SignalDesc* sig) {
+  const uint64_t chunks = bytes == 0 ? 1 : (bytes + kMaxCopyBytes - 1) / kMaxCopyBytes;
+  const uint32_t maxBatch = q.slots / 2;
+  uint64_t done = 0, end = 0;
+  while (done < chunks) {
+    const uint32_t k = static_cast<uint32_t>(chunks - done < maxBatch ? chunks - done : maxBatch);
+    const uint64_t base = reserveSlots(q, k);
+    waitForRoom(q, base, k);
+    end = base + k;
+    for (uint32_t i = 0; i < k; ++i) {
+      const uint64_t c = done + i;
+      const uint64_t off = c * kMaxCopyBytes;
+      const uint64_t len = bytes - off < kMaxCopyBytes ? bytes - off : kMaxCopyBytes;
+      writeSlot(q, base + i, dst + off, src + off, len, c == chunks - 1 ? sig : nullptr, i == k - 1,
+                static_cast<uint32_t>(end));
+    }
+    submitAndRing(q, base, end);
+    done += k;
+  }
+  return end;
+}
+
+// Waits until the engine has completed every slot below `end`, then acquires what it wrote.
+MORI_DEVICE_INLINE void waitCompleted(const SdmaQueueDevice& q, uint64_t end) {
+  const uint32_t target = static_cast<uint32_t>(end);
+  waitUntil(
+      q, "completion", end,
+      [&] { return static_cast<uint64_t>(gpu::atomicLoad<Order::Relaxed, Scope::System>(q.completion)); },
+      [&](uint64_t c) { return static_cast<int32_t>(static_cast<uint32_t>(c) - target) >= 0; });
+  gpu::atomicFence<Order::Acquire, Scope::System>();
+}
+
+// quiet on one queue: everything announced before the call is complete on return.
+MORI_DEVICE_INLINE void quietQueue(const SdmaQueueDevice& q) {
+  waitCompleted(q, gpu::atomicLoad<Order::Acquire, Scope::Agent>(&q.state->posted));
+}
+
+}  // namespace mori::sdma
+#endif
