@@ -45,7 +45,9 @@ bool rdmaNeeded(const TransportInputs& in) {
 bool buildTransportTable(const TransportInputs& in, std::vector<Transport>* out, std::string* why) {
   out->assign(in.nPes, Transport::None);
   if (in.forced == ForcedTransport::Sdma && !in.sdmaBuilt) {
-    *why = "MORI_SHMEM_TRANSPORT=sdma: the SDMA transport exists only for AMD GPUs and is not part of this build";
+    *why =
+        "MORI_SHMEM_TRANSPORT=sdma: SDMA engines exist only on AMD GPUs, and init does not create SDMA queues yet "
+        "(transport/sdma, docs/SDMA.md: on NVIDIA only the test-only DMA-engine model plays them)";
     return false;
   }
   // Check every pair, not only this PE's row, so that all PEs fail on the same pair.
@@ -63,6 +65,20 @@ bool buildTransportTable(const TransportInputs& in, std::vector<Transport>* out,
           return false;
         }
         t = Transport::P2P;
+      } else if (in.forced == ForcedTransport::Sdma) {
+        // The engine reads and writes the peer's memory through the mapping P2P uses (mapped even
+        // where MORI_SHMEM_DISABLE_P2P forbids GPU loads/stores through it).
+        const bool mapped =
+            in.hostIds[a] == in.hostIds[b] && in.p2pMatrix[a * in.nPes + b] && in.p2pMatrix[b * in.nPes + a];
+        if (!mapped) {
+          *why = "MORI_SHMEM_TRANSPORT=sdma but PE " + std::to_string(a) + " cannot map PE " + std::to_string(b) +
+                 "'s GPU memory for its copy engines (" +
+                 (in.hostIds[a] != in.hostIds[b] ? "different hosts: SDMA reaches same-node peers only"
+                                                 : "no peer access") +
+                 ")";
+          return false;
+        }
+        t = Transport::Sdma;
       } else if (in.forced == ForcedTransport::Rdma) {
         if (!rdma) {
           const int missing = in.rdmaAvailable[a] ? b : a;

@@ -1,0 +1,233 @@
+// Host side of the SDMA transport without an AMD GPU: libhsakmt absent or without a KFD (clear
+// errors, never a crash), our libhsakmt declarations against the installed hsakmttypes.h, KFD
+// node matching by PCI location, engine choice, queue-set argument checks, and the transport
+// table's SDMA rows.
+#include <gtest/gtest.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "application/context/transport_table.hpp"
+#include "transport/sdma/engine_choice.hpp"
+#include "transport/sdma/hsakmt_loader.hpp"
+#include "transport/sdma/kfd_engine.hpp"
+#include "transport/sdma/sdma_queues.hpp"
+
+#if __has_include(<hsakmttypes.h>)
+#include <hsakmttypes.h>
+#define MORI_TEST_HAVE_HSAKMT_HEADERS 1
+#else
+#define MORI_TEST_HAVE_HSAKMT_HEADERS 0
+#endif
+
+namespace mori::sdma {
+namespace {
+
+TEST(SdmaHost, MissingLibhsakmtIsAClearError) {
+  std::string why;
+  EXPECT_EQ(loadHsakmt(&why, "libmori-no-such-hsakmt.so.1"), nullptr);
+  EXPECT_NE(why.find("cannot load libmori-no-such-hsakmt.so.1"), std::string::npos) << why;
+  EXPECT_NE(why.find("libhsakmt"), std::string::npos) << "says what the library is for: " << why;
+
+  std::unique_ptr<QueueEngine> engine;
+  EXPECT_EQ(openKfdEngine(3, 0, &engine, "libmori-no-such-hsakmt.so.1"), Status::NotSupported);
+  EXPECT_FALSE(engine);
+}
+
+TEST(SdmaHost, NotTheThunkIsAClearError) {
+  // A library that loads but lacks the entry points (libc) is refused by name.
+  std::string why;
+  EXPECT_EQ(loadHsakmt(&why, "libc.so.6"), nullptr);
+  EXPECT_NE(why.find("lacks hsaKmtOpenKFD"), std::string::npos) << why;
+}
+
+TEST(SdmaHost, InstalledThunkWithoutKfdFailsCleanly) {
+  std::string why;
+  const HsakmtApi* api = loadHsakmt(&why);
+  if (api == nullptr) GTEST_SKIP() << "libhsakmt.so.1 not installed: " << why;
+  EXPECT_NE(api->openKfd, nullptr);
+  EXPECT_NE(api->createQueue, nullptr);
+  EXPECT_NE(api->destroyQueue, nullptr);
+  if (access("/dev/kfd", F_OK) == 0) GTEST_SKIP() << "/dev/kfd exists: the no-KFD error path cannot be shown here";
+  std::unique_ptr<QueueEngine> engine;
+  const Status s = openKfdEngine(1, 0, &engine);
+  EXPECT_NE(s, Status::Success) << "no /dev/kfd, yet an SDMA engine opened";
+  EXPECT_FALSE(engine);
+}
+
+#if MORI_TEST_HAVE_HSAKMT_HEADERS
+TEST(SdmaHost, DeclarationsMatchTheInstalledHeaders) {
+  EXPECT_EQ(sizeof(kmt::QueueResource), sizeof(HsaQueueResource));
+  EXPECT_EQ(offsetof(kmt::QueueResource, doorbell), offsetof(HsaQueueResource, Queue_DoorBell_aql));
+  EXPECT_EQ(offsetof(kmt::QueueResource, writePtr), offsetof(HsaQueueResource, Queue_write_ptr_aql));
+  EXPECT_EQ(offsetof(kmt::QueueResource, readPtr), offsetof(HsaQueueResource, Queue_read_ptr_aql));
+  EXPECT_EQ(offsetof(kmt::QueueResource, errorReason), offsetof(HsaQueueResource, ErrorReason));
+  EXPECT_EQ(sizeof(kmt::SystemProperties), sizeof(HsaSystemProperties));
+  EXPECT_EQ(offsetof(kmt::SystemProperties, numNodes), offsetof(HsaSystemProperties, NumNodes));
+  EXPECT_GE(kmt::kNodePropertiesBytes, sizeof(HsaNodeProperties));
+  EXPECT_EQ(kmt::kNodeNumFComputeOffset, offsetof(HsaNodeProperties, NumFComputeCores));
+  EXPECT_EQ(kmt::kNodeLocationIdOffset, offsetof(HsaNodeProperties, LocationId));
+  EXPECT_EQ(kmt::kNodeNumSdmaOffset, offsetof(HsaNodeProperties, NumSdmaEngines));
+  EXPECT_EQ(kmt::kNodeNumSdmaXgmiOffset, offsetof(HsaNodeProperties, NumSdmaXgmiEngines));
+  EXPECT_EQ(kmt::kNodeDomainOffset, offsetof(HsaNodeProperties, Domain));
+  EXPECT_EQ(static_cast<uint32_t>(kmt::kQueueSdma), static_cast<uint32_t>(HSA_QUEUE_SDMA));
+  EXPECT_EQ(static_cast<uint32_t>(kmt::kQueueSdmaXgmi), static_cast<uint32_t>(HSA_QUEUE_SDMA_XGMI));
+  EXPECT_EQ(static_cast<int32_t>(kmt::kPriorityNormal), static_cast<int32_t>(HSA_QUEUE_PRIORITY_NORMAL));
+  EXPECT_EQ(static_cast<int32_t>(kmt::kPriorityMaximum), static_cast<int32_t>(HSA_QUEUE_PRIORITY_MAXIMUM));
+  EXPECT_EQ(kmt::kSuccess, static_cast<int32_t>(HSAKMT_STATUS_SUCCESS));
+  EXPECT_STREQ(kmt::statusName(HSAKMT_STATUS_OUT_OF_RESOURCES), "HSAKMT_STATUS_OUT_OF_RESOURCES");
+}
+#endif
+
+TEST(SdmaHost, KfdNodeMatchesPciLocation) {
+  const KfdNodeLocation nodes[] = {
+      {0, 0, false},                         // CPU node
+      {0, 0xc1u << 8 | 0 << 3 | 0, true},    // 0000:c1:00.0
+      {1, 0xc1u << 8 | 0 << 3 | 0, true},    // 0001:c1:00.0: same bus, other domain
+      {0, 0x23u << 8 | 0x1f << 3 | 7, true}  // 0000:23:1f.7
+  };
+  EXPECT_EQ(matchKfdNode("0000:c1:00.0", nodes, 4), 1);
+  EXPECT_EQ(matchKfdNode("0001:C1:00.0", nodes, 4), 2);
+  EXPECT_EQ(matchKfdNode("0000:23:1f.7", nodes, 4), 3);
+  EXPECT_EQ(matchKfdNode("0000:00:00.0", nodes, 4), -1) << "a CPU node never matches";
+  EXPECT_EQ(matchKfdNode("0000:c2:00.0", nodes, 4), -1);
+  for (const char* bad : {"", "c1:00.0", "0000:c1:00", "0000:c1:20.0", "0000:c1:00.8", "0000:100:00.0", "junk"})
+    EXPECT_EQ(matchKfdNode(bad, nodes, 4), -1) << "'" << bad << "'";
+  EXPECT_EQ(matchKfdNode(nullptr, nodes, 4), -1);
+}
+
+TEST(SdmaHost, EngineChoiceSpreadsQueuesOverEngines) {
+  std::mt19937 rng(25);
+  for (int it = 0; it < 2000; ++it) {
+    EngineInventory inv;
+    inv.pcieEngines = rng() % 4;
+    inv.xgmiEngines = rng() % 16;
+    inv.engineById = rng() % 2;
+    const uint32_t q = 1 + rng() % 8, peers = 1 + rng() % 8;
+    const bool xgmi = rng() % 2;
+    std::vector<uint32_t> load(inv.pcieEngines + inv.xgmiEngines, 0);
+    for (uint32_t p = 0; p < peers; ++p) {
+      std::set<uint32_t> mine;
+      for (uint32_t i = 0; i < q; ++i) {
+        const EngineChoice c = chooseEngine(inv, p, i, q, xgmi);
+        const bool useXgmi = xgmi && inv.xgmiEngines > 0;
+        const uint32_t pool = useXgmi ? inv.xgmiEngines : inv.pcieEngines;
+        if (inv.engineById && pool > 0) {
+          ASSERT_EQ(c.queueType, static_cast<uint32_t>(kmt::kQueueSdmaByEngineId));
+          if (useXgmi) {
+            ASSERT_GE(c.engineId, inv.pcieEngines) << "an XGMI peer on an XGMI engine";
+          } else {
+            ASSERT_LT(c.engineId, inv.pcieEngines);
+          }
+          ASSERT_LT(c.engineId, inv.pcieEngines + inv.xgmiEngines);
+          mine.insert(c.engineId);
+          ++load[c.engineId];
+        } else {
+          ASSERT_EQ(c.queueType, static_cast<uint32_t>(useXgmi ? kmt::kQueueSdmaXgmi : kmt::kQueueSdma));
+        }
+      }
+      if (inv.engineById && (xgmi && inv.xgmiEngines ? inv.xgmiEngines : inv.pcieEngines) >= q) {
+        EXPECT_EQ(mine.size(), q) << "a peer's queues on distinct engines when there are enough";
+      }
+    }
+    // Round robin: engines of the pool differ in load by at most one.
+    uint32_t lo = UINT32_MAX, hi = 0;
+    const bool useXgmi = xgmi && inv.xgmiEngines > 0;
+    const uint32_t first = useXgmi ? inv.pcieEngines : 0, n = useXgmi ? inv.xgmiEngines : inv.pcieEngines;
+    if (inv.engineById && n > 0) {
+      for (uint32_t e = first; e < first + n; ++e) lo = std::min(lo, load[e]), hi = std::max(hi, load[e]);
+      EXPECT_LE(hi - lo, 1u);
+    }
+  }
+}
+
+// A QueueEngine that must never be asked for a queue: argument errors come first.
+class RefusingEngine final : public QueueEngine {
+ public:
+  EngineInventory inventory() const override { return {}; }
+  Status create(const QueueRequest&, QueueHandles*) override {
+    ADD_FAILURE() << "create called";
+    return Status::Internal;
+  }
+  Status destroy(const QueueRequest&, const QueueHandles&) override { return Status::Success; }
+};
+
+TEST(SdmaHost, QueueSetRefusesBadArguments) {
+  std::unique_ptr<SdmaQueues> q;
+  SdmaQueuesConfig cfg;
+  cfg.myPe = 0;
+  cfg.nPes = 2;
+  for (uint32_t bad : {0u, 65u}) {
+    cfg.queuesPerPeer = bad;
+    EXPECT_EQ(SdmaQueues::create(cfg, {{1, true}}, std::make_unique<RefusingEngine>(), &q), Status::InvalidUsage);
+  }
+  cfg.queuesPerPeer = 2;
+  for (uint32_t bad : {0u, 2u, 3u, 100u, 1u << 21}) {
+    cfg.ringSlots = bad;
+    EXPECT_EQ(SdmaQueues::create(cfg, {{1, true}}, std::make_unique<RefusingEngine>(), &q), Status::InvalidUsage)
+        << bad << " slots";
+  }
+  cfg.ringSlots = 64;
+  for (int bad : {-1, 0, 2}) {
+    EXPECT_EQ(SdmaQueues::create(cfg, {{bad, false}}, std::make_unique<RefusingEngine>(), &q), Status::InvalidUsage)
+        << "peer " << bad;
+  }
+  EXPECT_EQ(SdmaQueues::create(cfg, {{1, false}}, nullptr, &q), Status::InvalidUsage);
+  EXPECT_FALSE(q);
+}
+
+namespace ctx = mori::context;
+
+ctx::TransportInputs twoNodes(int nPes, int myPe) {
+  ctx::TransportInputs in;
+  in.myPe = myPe;
+  in.nPes = nPes;
+  for (int i = 0; i < nPes; ++i) in.hostIds.push_back(i < nPes / 2 ? "a" : "b");
+  in.p2pMatrix.assign(nPes * nPes, 0);
+  for (int a = 0; a < nPes; ++a)
+    for (int b = 0; b < nPes; ++b) in.p2pMatrix[a * nPes + b] = in.hostIds[a] == in.hostIds[b];
+  in.rdmaAvailable.assign(nPes, 1);
+  in.forced = ctx::ForcedTransport::Sdma;
+  return in;
+}
+
+TEST(SdmaHost, TransportTableSdmaRows) {
+  using shmem::Transport;
+  std::vector<Transport> t;
+  std::string why;
+  // Not driveable in this build: refused with the reason, on every PE.
+  ctx::TransportInputs in = twoNodes(2, 0);
+  in.hostIds = {"a", "a"};
+  in.p2pMatrix = {1, 1, 1, 1};
+  EXPECT_FALSE(ctx::buildTransportTable(in, &t, &why));
+  EXPECT_NE(why.find("only on AMD GPUs"), std::string::npos) << why;
+
+  in.sdmaBuilt = true;
+  ASSERT_TRUE(ctx::buildTransportTable(in, &t, &why)) << why;
+  EXPECT_EQ(t, (std::vector<Transport>{Transport::P2P, Transport::Sdma}));
+  in.disableP2P = true;  // loads/stores forbidden; the engines still use the mapping
+  ASSERT_TRUE(ctx::buildTransportTable(in, &t, &why)) << why;
+  EXPECT_EQ(t[1], Transport::Sdma);
+
+  // Peers on another node: SDMA cannot reach them; the error names the pair.
+  in = twoNodes(4, 1);
+  in.sdmaBuilt = true;
+  EXPECT_FALSE(ctx::buildTransportTable(in, &t, &why));
+  EXPECT_NE(why.find("PE 0 cannot map PE 2"), std::string::npos) << why;
+  EXPECT_NE(why.find("same-node peers only"), std::string::npos) << why;
+
+  // Same node, no peer access one way.
+  in = twoNodes(2, 1);
+  in.hostIds = {"a", "a"};
+  in.p2pMatrix = {1, 0, 1, 1};
+  in.sdmaBuilt = true;
+  EXPECT_FALSE(ctx::buildTransportTable(in, &t, &why));
+  EXPECT_NE(why.find("no peer access"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace mori::sdma
