@@ -1,0 +1,66 @@
+// The DMA-engine model: a QueueEngine (transport/sdma/queue_engine.hpp) that plays the SDMA
+// engines on any GPU, so the SDMA device path runs end to end without AMD hardware. Test-only;
+// never installed.
+//
+// Per queue it allocates, in pinned host memory the GPU maps (as libhsakmt places them), the
+// read-pointer write-back, the write-pointer shadow and the doorbell. One host thread watches
+// every doorbell; when one moves past what was consumed, it launches the model kernel on its
+// own stream over exactly the announced bytes [consumed, doorbell) and waits for it: packets are
+// executed in order, the read pointer advances packet by packet, and nothing past the doorbell's
+// value is ever read (a write pointer the producers stored without ringing is ignored, as the
+// engine ignores it). A packet it cannot execute stops that queue and is reported by name.
+#pragma once
+
+#include <stdint.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "transport/sdma/queue_engine.hpp"
+
+namespace mori::test::dma {
+
+struct ModelOptions {
+  uint32_t pcieEngines = 2;  // what inventory() reports
+  uint32_t xgmiEngines = 8;
+  bool engineById = true;
+  uint64_t pollTimeoutNs = 10'000'000'000ull;  // POLL_REGMEM gives up (and reports) after this
+};
+
+class DmaModelEngine final : public sdma::QueueEngine {
+ public:
+  explicit DmaModelEngine(ModelOptions o = {});
+  ~DmaModelEngine() override;
+
+  sdma::EngineInventory inventory() const override;
+  Status create(const sdma::QueueRequest& r, sdma::QueueHandles* out) override;
+  Status destroy(const sdma::QueueRequest& r, const sdma::QueueHandles& h) override;
+
+  // Errors the model met so far ("queue N to PE P: ..."); empty if none.
+  std::vector<std::string> errors() const;
+  // Bytes consumed over all queues, and model kernels launched.
+  uint64_t bytesConsumed() const { return consumed_.load(); }
+  uint64_t launches() const { return launches_.load(); }
+  // Stops consuming (a hung engine) until resume(): for the timeout tests.
+  void pause(bool paused) { paused_.store(paused); }
+
+ private:
+  struct Queue;
+  void run();
+
+  ModelOptions opts_;
+  mutable std::mutex mu_;
+  std::vector<std::unique_ptr<Queue>> queues_;
+  std::vector<std::string> errors_;
+  std::atomic<bool> stop_{false}, paused_{false};
+  std::atomic<uint64_t> consumed_{0}, launches_{0};
+  std::thread thread_;
+  void* stream_ = nullptr;
+  int device_ = 0;
+};
+
+}  // namespace mori::test::dma

@@ -1,0 +1,147 @@
+#include "tests/support/dma_model/model_kernel.hpp"
+
+#include "mori/platform/atomic.hpp"
+#include "mori/platform/clock.hpp"
+#include "tests/support/dma_model/engine_packets.hpp"
+
+namespace mori::test::dma {
+namespace {
+
+using gpu::Order;
+using gpu::Scope;
+constexpr int kThreads = 256;
+
+__device__ uint32_t ringWord(const uint32_t* ring, uint64_t ringBytes, uint64_t pos) {
+  return gpu::atomicLoad<Order::Relaxed, Scope::System>(ring + ((pos & (ringBytes - 1)) >> 2));
+}
+
+// Loads that bypass this SM's L1: the producers run concurrently on other SMs.
+__device__ uint4 loadL2(const uint4* p) {
+#if MORI_PLATFORM_NVIDIA
+  return __ldcg(p);
+#else
+  return *p;
+#endif
+}
+__device__ uint8_t loadL2(const uint8_t* p) {
+#if MORI_PLATFORM_NVIDIA
+  return static_cast<uint8_t>(__ldcg(reinterpret_cast<const char*>(p)));
+#else
+  return *p;
+#endif
+}
+
+__device__ void copyBytes(uint8_t* dst, const uint8_t* src, uint64_t n) {
+  const uint64_t t = threadIdx.x;
+  if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & 15) == 0) {
+    const uint64_t v = n / 16;
+    for (uint64_t i = t; i < v; i += kThreads)
+      reinterpret_cast<uint4*>(dst)[i] = loadL2(reinterpret_cast<const uint4*>(src) + i);
+    for (uint64_t i = v * 16 + t; i < n; i += kThreads) dst[i] = loadL2(src + i);
+  } else {
+    for (uint64_t i = t; i < n; i += kThreads) dst[i] = loadL2(src + i);
+  }
+}
+
+__device__ bool pollMet(uint32_t func, uint32_t v, uint32_t ref) {
+  switch (func) {
+    case 0: return true;
+    case 1: return v < ref;
+    case 2: return v <= ref;
+    case 3: return v == ref;
+    case 4: return v != ref;
+    case 5: return v >= ref;
+    case 6: return v > ref;
+    default: return false;
+  }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    consumeKernel(const uint32_t* ring, uint64_t ringBytes, uint64_t from, uint64_t to, uint64_t* readPtr,
+                  ModelError* error, uint64_t pollTimeoutNs) {
+  __shared__ uint32_t pkt[8];  // the longest packet executed (ATOMIC) has 8 dwords
+  __shared__ uint32_t pktDwords;
+  __shared__ uint32_t stop;
+  uint64_t pos = from;
+  while (pos < to) {
+    if (threadIdx.x == 0) {
+      stop = 0;
+      for (uint32_t i = 0; i < 8; ++i) pkt[i] = i * 4 + pos < to ? ringWord(ring, ringBytes, pos + i * 4) : 0;
+      uint32_t n = packetDwords(pkt);
+      const uint32_t op = get(pkt, kOp);
+      if (n == 0) {
+        *error = ModelError{kErrUnknownPacket, pkt[0], pos};
+        stop = 1;
+      } else if (pos + uint64_t{n} * 4 > to) {
+        *error = ModelError{kErrPastWritePointer, pkt[0], pos};
+        stop = 1;
+      } else if ((op == kAtomic && (get64(pkt, kAtomicAddrLo) & 7)) ||
+                 (op == kFence && (get64(pkt, kFenceAddrLo) & 3)) ||
+                 (op == kPollRegmem && (get64(pkt, kPollAddrLo) & 3))) {
+        *error = ModelError{kErrMisaligned, pkt[0], pos};
+        stop = 1;
+      }
+      pktDwords = n;
+    }
+    __syncthreads();
+    if (stop) break;
+    const uint32_t op = get(pkt, kOp);
+    if (op == kCopy) {
+      copyBytes(reinterpret_cast<uint8_t*>(get64(pkt, kCopyDstLo)),
+                reinterpret_cast<const uint8_t*>(get64(pkt, kCopySrcLo)), uint64_t{get(pkt, kCopyCount)} + 1);
+      // The engine runs a queue's packets in order: what follows sees this copy complete.
+      gpu::fenceSystem();
+    } else if (threadIdx.x == 0) {
+      if (op == kAtomic) {
+        auto* p = reinterpret_cast<uint64_t*>(get64(pkt, kAtomicAddrLo));
+        const uint64_t src = get64(pkt, kAtomicSrcLo), cmp = get64(pkt, kAtomicCmpLo);
+        switch (get(pkt, kAtomicOp)) {
+          case kTcAdd64: gpu::atomicFetchAdd<Order::AcqRel, Scope::System>(p, src); break;
+          case kTcSwap64: gpu::atomicExchange<Order::AcqRel, Scope::System>(p, src); break;
+          case kTcCmpSwap64: gpu::atomicCompareExchange<Order::AcqRel, Scope::System>(p, cmp, src); break;
+          default: *error = ModelError{kErrUnknownPacket, pkt[0], pos}; stop = 1;
+        }
+      } else if (op == kFence) {
+        gpu::atomicStore<Order::Release, Scope::System>(reinterpret_cast<uint32_t*>(get64(pkt, kFenceAddrLo)),
+                                                        pkt[kFenceData]);
+      } else if (op == kPollRegmem) {
+        const auto* p = reinterpret_cast<const uint32_t*>(get64(pkt, kPollAddrLo));
+        const uint64_t start = gpu::wallClock();
+        while (!pollMet(get(pkt, kPollFunc), gpu::atomicLoad<Order::Acquire, Scope::System>(p) & pkt[kPollMask],
+                        pkt[kPollValue])) {
+          if (gpu::wallClock() - start > gpu::nsToWallTicks(pollTimeoutNs)) {
+            *error = ModelError{kErrPollTimeout, pkt[0], pos};
+            stop = 1;
+            break;
+          }
+        }
+      }
+    }
+    __syncthreads();
+    if (stop) break;
+    pos += uint64_t{pktDwords} * 4;
+    if (threadIdx.x == 0) gpu::atomicStore<Order::Release, Scope::System>(readPtr, pos);
+    __syncthreads();
+  }
+}
+
+}  // namespace
+
+const char* modelErrorName(uint32_t code) {
+  switch (code) {
+    case 0: return "none";
+    case kErrUnknownPacket: return "a packet the model cannot execute";
+    case kErrPastWritePointer: return "a packet that runs past the write pointer the doorbell announced";
+    case kErrPollTimeout: return "a POLL_REGMEM that never met its condition";
+    case kErrMisaligned: return "a misaligned ATOMIC/FENCE/POLL address";
+    default: return "unknown";
+  }
+}
+
+hipError_t launchConsume(const uint32_t* ring, uint64_t ringBytes, uint64_t from, uint64_t to, uint64_t* readPtr,
+                         ModelError* error, uint64_t pollTimeoutNs, hipStream_t stream) {
+  consumeKernel<<<1, kThreads, 0, stream>>>(ring, ringBytes, from, to, readPtr, error, pollTimeoutNs);
+  return hipGetLastError();
+}
+
+}  // namespace mori::test::dma
