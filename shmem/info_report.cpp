@@ -15,6 +15,7 @@
 #include "shmem/runtime.hpp"
 #include "src/common/format.hpp"
 #include "transport/rdma/core/rdma_device.hpp"
+#include "transport/sdma/sdma_inventory.hpp"
 
 namespace mori::shmem {
 namespace {
@@ -110,7 +111,7 @@ std::string transportReport() {
 }  // namespace
 }  // namespace mori::shmem
 
-// Writes the report `section` (env, gpus, rdma, transports) into buf; returns
+// Writes the report `section` (env, gpus, rdma, sdma, transports) into buf; returns
 // its length (which may exceed len: call again with a larger buffer) or a
 // negative status.
 extern "C" __attribute__((visibility("default"))) int mori_shmemi_report(const char* section, char* buf, size_t len) {
@@ -123,6 +124,8 @@ extern "C" __attribute__((visibility("default"))) int mori_shmemi_report(const c
     text = gpuReport();
   else if (!strcmp(section, "rdma"))
     text = rdmaReport();
+  else if (!strcmp(section, "sdma"))
+    text = mori::sdma::inventoryReport();
   else if (!strcmp(section, "transports"))
     text = transportReport();
   else

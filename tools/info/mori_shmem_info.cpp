@@ -1,5 +1,5 @@
 // mori-shmem-info: what the runtime sees on this machine. Without arguments: environment, GPUs,
-// P2P matrix, RDMA devices. Under mpirun (or with --pes) it also initialises and prints, per PE,
+// P2P matrix, RDMA devices, SDMA engines. Under mpirun (or with --pes) it also initialises and prints, per PE,
 // the transport it uses for every peer. With no GPU it says so and exits 0.
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   if (root) {
     printf("mori-shmem %d.%d.%d (%s)\n", MORI_SHMEM_VERSION_MAJOR, MORI_SHMEM_VERSION_MINOR, MORI_SHMEM_VERSION_PATCH,
            MORI_PLATFORM_NVIDIA ? "NVIDIA" : "AMD");
-    printf("%s%s%s", report("env").c_str(), report("gpus").c_str(), report("rdma").c_str());
+    printf("%s%s%s%s", report("env").c_str(), report("gpus").c_str(), report("rdma").c_str(), report("sdma").c_str());
     fflush(stdout);
   }
   if (!pes) return 0;
