@@ -107,6 +107,16 @@ void checkLocalRanks(bootstrap::Bootstrap& b, MPI_Comm comm) {
   EXPECT_NE(bootstrap::hostIdentity().find('/'), std::string::npos) << bootstrap::hostIdentity();
 }
 
+mori_shmem_uniqueid_t sharedUid(const env::Config& cfg) {
+  mori_shmem_uniqueid_t uid{};
+  int rc = 0;
+  if (worldRank() == 0) rc = static_cast<int>(bootstrap::generateUniqueId(cfg, &uid));
+  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  EXPECT_EQ(rc, 0) << "generateUniqueId on PE 0";
+  MPI_Bcast(&uid, sizeof(uid), MPI_BYTE, 0, MPI_COMM_WORLD);
+  return uid;
+}
+
 int sharedFreePort() {
   int port = 0;
   if (worldRank() == 0) {

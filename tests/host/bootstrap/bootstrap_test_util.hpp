@@ -43,6 +43,9 @@ struct PeSync {
 // A TCP port that was free on 127.0.0.1 a moment ago, chosen by PE 0 and broadcast.
 int sharedFreePort();
 
+// A unique ID made on PE 0 (generateUniqueId) and broadcast, as an application shares it.
+mori_shmem_uniqueid_t sharedUid(const env::Config& cfg);
+
 // Restores an environment variable to its value at construction.
 class ScopedEnv {
  public:

@@ -120,6 +120,15 @@ struct RootThread {
   Status result() { return done.get(); }
 };
 
+// The real PE 1 joins `rt`'s root and both must succeed; returns what was logged since the
+// caller started capturing stderr.
+std::string joinAndFinish(RootThread& rt, const SocketParams& pe1, const SockAddr& root) {
+  PeerLink link;
+  EXPECT_EQ(joinRoot(pe1, {root}, &link), Status::Success);
+  EXPECT_EQ(rt.result(), Status::Success);
+  return testing::internal::GetCapturedStderr();
+}
+
 }  // namespace
 
 TEST(BootstrapHostile, SilentConnectionIsClosedWithinTheHelloWindow) {
@@ -141,10 +150,7 @@ TEST(BootstrapHostile, SilentConnectionIsClosedWithinTheHelloWindow) {
   EXPECT_GE(closedAfter, kHelloWindowS - 0.2);
   EXPECT_LE(closedAfter, kHelloWindowS + 1.5) << "the hello window is " << kHelloWindowS << " s";
   // The real PE still joins.
-  PeerLink link;
-  EXPECT_EQ(joinRoot(params(1, 2, 20, 1), {l.addr}, &link), Status::Success);
-  EXPECT_EQ(rt.result(), Status::Success);
-  const std::string err = testing::internal::GetCapturedStderr();
+  const std::string err = joinAndFinish(rt, params(1, 2, 20, 1), l.addr);
   EXPECT_NE(err.find("connection from " + silentAddr + " sent 0 of 80 hello bytes within 2.0 s of being accepted"),
             std::string::npos)
       << err;
@@ -223,10 +229,7 @@ TEST(BootstrapHostile, RecordedJoinCannotBeReplayed) {
   close(b);
   close(a);
   EXPECT_NE(answer.find("wrong secret"), std::string::npos) << "the replay is refused: " << answer;
-  PeerLink link;
-  EXPECT_EQ(joinRoot(pe1, {l.addr}, &link), Status::Success);
-  EXPECT_EQ(rt.result(), Status::Success);
-  const std::string err = testing::internal::GetCapturedStderr();
+  const std::string err = joinAndFinish(rt, pe1, l.addr);
   EXPECT_NE(err.find("refused a connection from " + replayAddr + " (claims PE 1 of 2): wrong secret"),
             std::string::npos)
       << err;

@@ -25,12 +25,7 @@ struct UniqueIdKind {
   static constexpr const char* kName = "socket-uid";
   static std::unique_ptr<bootstrap::Bootstrap> make(double timeoutS) {
     env::Config cfg = test::bootstrapConfig(timeoutS);
-    mori_shmem_uniqueid_t uid{};
-    int rc = 0;
-    if (test::worldRank() == 0) rc = static_cast<int>(bootstrap::generateUniqueId(cfg, &uid));
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    EXPECT_EQ(rc, 0) << "generateUniqueId on PE 0";
-    MPI_Bcast(&uid, sizeof(uid), MPI_BYTE, 0, MPI_COMM_WORLD);
+    const mori_shmem_uniqueid_t uid = test::sharedUid(cfg);
     std::unique_ptr<bootstrap::Bootstrap> b;
     EXPECT_EQ(bootstrap::createUniqueId(test::worldRank(), test::worldSize(), uid, cfg, &b), Status::Success);
     return b;

@@ -23,16 +23,7 @@ using mori::test::PeSync;
 
 namespace {
 
-// PE 0 makes the ID; every PE gets it.
-mori_shmem_uniqueid_t sharedUid(const env::Config& cfg) {
-  mori_shmem_uniqueid_t uid{};
-  int rc = 0;
-  if (test::worldRank() == 0) rc = static_cast<int>(bootstrap::generateUniqueId(cfg, &uid));
-  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  EXPECT_EQ(rc, 0) << "generateUniqueId on PE 0";
-  MPI_Bcast(&uid, sizeof(uid), MPI_BYTE, 0, MPI_COMM_WORLD);
-  return uid;
-}
+using test::sharedUid;
 
 std::unique_ptr<bootstrap::Bootstrap> makeUid(double timeoutS, Status* st = nullptr) {
   env::Config cfg = test::bootstrapConfig(timeoutS);
