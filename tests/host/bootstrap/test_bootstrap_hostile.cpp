@@ -235,6 +235,37 @@ TEST(BootstrapHostile, RecordedJoinCannotBeReplayed) {
       << err;
 }
 
+// A PE whose connection the root drops before its verdict (evicted in a flood) reconnects and is
+// admitted, while its deadline lasts.
+TEST(BootstrapHostile, PeDroppedBeforeItsVerdictReconnects) {
+  Listener l;
+  const SocketParams pe1 = params(1, 2, 20, 9);
+  testing::internal::CaptureStderr();
+  PeerLink link;
+  auto joined = std::async(std::launch::async, [&] { return joinRoot(pe1, {l.addr}, &link); });
+  // The first connection is accepted, challenged and closed, as an eviction does.
+  int fd = -1;
+  for (int i = 0; i < 500 && fd < 0; ++i) {
+    fd = accept4(l.fd.get(), nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_GE(fd, 0);
+  wire::Challenge ch;
+  uint8_t frame[wire::kChallengeBytes];
+  wire::encode(ch, frame);
+  ASSERT_EQ(send(fd, frame, sizeof(frame), MSG_NOSIGNAL), static_cast<ssize_t>(sizeof(frame)));
+  close(fd);
+  // Then the real rendezvous runs on the same listener.
+  RootThread rt(params(0, 2, 20, 9), l);
+  EXPECT_EQ(joined.get(), Status::Success);
+  EXPECT_EQ(rt.result(), Status::Success);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("PE 1: the bootstrap root at " + l.addr.str() +
+                     " dropped the connection before admitting it; reconnecting (attempt 2)"),
+            std::string::npos)
+      << err;
+}
+
 // A fake root: what a PE sends, and what it makes of the root's answer.
 TEST(BootstrapHostile, SecretNeverCrossesTheWireAndBadStatusIsRefused) {
   Listener l;
