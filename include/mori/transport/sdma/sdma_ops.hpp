@@ -8,6 +8,9 @@
 //              one queue, chosen by the calling wave. Warp and block scope: a put of at least
 //              kSplitBytes per queue is split in equal parts across the peer's queues, part i
 //              posted by rank i; smaller ones go whole to one queue.
+//   Warp and block scope sync the group first: rank 0 (or rank i) fences system-wide before it
+//   rings (on AMD that writes L2 back, where the engine would otherwise miss the group's data),
+//   so every thread's stores to the source must have been issued.
 //   putSignal  the copy and then the signal ATOMIC in ONE queue, so the engine applies the
 //              signal only after the data (ordered in the queue); never split.
 //   signalOp   the ATOMIC alone, in queue 0 (ordered after earlier putSignal/signalOp there,
@@ -42,6 +45,7 @@ MORI_DEVICE_INLINE void put(const SdmaPeerDevice& p, void* dst, const void* src,
     eachLaneInTurn([&] { postCopy(q, d, s, bytes, nullptr); });
     return;
   }
+  G::sync();  // the group's stores to src are done before a rank fences and rings
   uint32_t parts = static_cast<uint32_t>(bytes / kSplitBytes);
   if (parts > p.count) parts = p.count;
   if (parts > static_cast<uint32_t>(G::size())) parts = static_cast<uint32_t>(G::size());
@@ -60,6 +64,7 @@ MORI_DEVICE_INLINE void put(const SdmaPeerDevice& p, void* dst, const void* src,
 template <class G>
 MORI_DEVICE_INLINE void putSignal(const SdmaPeerDevice& p, void* dst, const void* src, uint64_t bytes,
                                   uint64_t* signalAddr, uint64_t value, AtomicOp op) {
+  G::sync();  // the group's stores to src are done before rank 0 fences and rings
   if (G::rank() == 0) {
     const SignalDesc sig{reinterpret_cast<uint64_t>(signalAddr), value, op};
     const SdmaQueueDevice& q = p.queues[0];
