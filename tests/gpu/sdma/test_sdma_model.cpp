@@ -20,6 +20,7 @@
 #include "tests/support/dma_model/dma_model.hpp"
 #include "tests/support/test_env.hpp"
 #include "transport/sdma/sdma_queues.hpp"
+#include "transport/sdma/sdma_transport.hpp"
 
 MORI_TEST_REQUIRES_GPU(1, 1);
 
@@ -347,6 +348,39 @@ TEST(SdmaModel, SignalOpAloneAddsOnce) {
   const unsigned long long calls = 4 * 64 + 4 * (64 / hostWaveSize()) + 4;
   EXPECT_EQ(b.counter(0), 3ull * calls) << "one ADD of 3 per calling thread / warp / block";
   mq.expectNoModelErrors();
+}
+
+// The entry point init will call: queues exactly for the SDMA entries of the transport row.
+TEST(SdmaModel, OpenForTheTransportRowThenPut) {
+  using shmem::Transport;
+  const uint64_t seed = seedOf("OpenForTheTransportRowThenPut");
+  sdma::SdmaOpenArgs a;
+  a.myPe = 0;
+  a.nPes = 4;
+  a.table = {Transport::P2P, Transport::Sdma, Transport::P2P, Transport::Sdma};
+  a.xgmi = {0, 1, 0, 0};
+  a.queuesPerPeer = 3;
+  a.ringSlots = 64;
+  a.timeoutTicks = gpu::nsToWallTicks(60'000'000'000ull);
+  auto engine = std::make_unique<DmaModelEngine>();
+  DmaModelEngine* model = engine.get();
+  a.engine = std::move(engine);
+  std::unique_ptr<sdma::SdmaQueues> q;
+  ASSERT_EQ(sdma::openSdmaQueues(std::move(a), &q), Status::Success);
+  const std::vector<SdmaPeerDevice>& peers = q->devicePeers();
+  ASSERT_EQ(peers.size(), 4u);
+  EXPECT_EQ(peers[0].count, 0u);
+  EXPECT_EQ(peers[1].count, 3u);
+  EXPECT_EQ(peers[2].count, 0u);
+  EXPECT_EQ(peers[3].count, 3u);
+  EXPECT_EQ(q->describe().size(), 6u);
+  for (const std::string& line : q->describe()) printf("  %s\n", line.c_str());
+  Buffers b;
+  b.create(8 * (1 << 20), seed);
+  putQuietCheck<BlockG><<<8, 256>>>(peers[3], b.dst, b.src, seed, 1 << 20, b.counters);
+  HIP_OK(hipDeviceSynchronize());
+  EXPECT_EQ(b.counter(0), 0ull);
+  for (const std::string& e : model->errors()) ADD_FAILURE() << "DMA model: " << e;
 }
 
 // The model consumes only what the doorbell announced: a write pointer stored without ringing

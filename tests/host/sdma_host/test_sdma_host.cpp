@@ -16,6 +16,7 @@
 #include "transport/sdma/hsakmt_loader.hpp"
 #include "transport/sdma/kfd_engine.hpp"
 #include "transport/sdma/sdma_queues.hpp"
+#include "transport/sdma/sdma_transport.hpp"
 
 #if __has_include(<hsakmttypes.h>)
 #include <hsakmttypes.h>
@@ -178,6 +179,41 @@ TEST(SdmaHost, QueueSetRefusesBadArguments) {
   }
   EXPECT_EQ(SdmaQueues::create(cfg, {{1, false}}, nullptr, &q), Status::InvalidUsage);
   EXPECT_FALSE(q);
+}
+
+TEST(SdmaHost, OpenForTheTransportRow) {
+  using shmem::Transport;
+  std::unique_ptr<SdmaQueues> q;
+  {  // No SDMA peer: an empty set, on any machine.
+    SdmaOpenArgs a;
+    a.nPes = 3;
+    a.table = {Transport::P2P, Transport::P2P, Transport::Rdma};
+    ASSERT_EQ(openSdmaQueues(std::move(a), &q), Status::Success);
+    for (const SdmaPeerDevice& p : q->devicePeers()) EXPECT_EQ(p.count, 0u);
+  }
+  {  // Rows that do not fit nPes.
+    SdmaOpenArgs a;
+    a.nPes = 3;
+    a.table = {Transport::P2P, Transport::Sdma};
+    EXPECT_EQ(openSdmaQueues(std::move(a), &q), Status::InvalidUsage);
+    SdmaOpenArgs b;
+    b.nPes = 2;
+    b.table = {Transport::P2P, Transport::Sdma};
+    b.xgmi = {1};
+    EXPECT_EQ(openSdmaQueues(std::move(b), &q), Status::InvalidUsage);
+  }
+  {  // SDMA peers and no engine handed in: NVIDIA says why; AMD without a KFD fails opening it.
+    SdmaOpenArgs a;
+    a.myPe = 0;
+    a.nPes = 3;
+    a.table = {Transport::P2P, Transport::Sdma, Transport::Sdma};
+#if MORI_PLATFORM_NVIDIA
+    EXPECT_EQ(openSdmaQueues(std::move(a), &q), Status::NotSupported);
+#else
+    if (access("/dev/kfd", F_OK) == 0) GTEST_SKIP() << "/dev/kfd exists: the no-KFD path cannot be shown here";
+    EXPECT_NE(openSdmaQueues(std::move(a), &q), Status::Success);
+#endif
+  }
 }
 
 namespace ctx = mori::context;

@@ -1,0 +1,52 @@
+#include "transport/sdma/sdma_transport.hpp"
+
+#include <string>
+
+#include "src/common/log.hpp"
+#include "transport/sdma/kfd_engine.hpp"
+
+namespace mori::sdma {
+
+Status openSdmaQueues(SdmaOpenArgs a, std::unique_ptr<SdmaQueues>* out) {
+  if (static_cast<int>(a.table.size()) != a.nPes || (!a.xgmi.empty() && static_cast<int>(a.xgmi.size()) != a.nPes))
+    return MORI_FAIL(Status::InvalidUsage, log::kInit,
+                     "PE %d: SDMA: transport row has %zu entries, xgmi %zu, for %d PEs", a.myPe, a.table.size(),
+                     a.xgmi.size(), a.nPes);
+  std::vector<SdmaPeerSpec> peers;
+  std::string list;
+  for (int pe = 0; pe < a.nPes; ++pe)
+    if (a.table[pe] == shmem::Transport::Sdma) {
+      peers.push_back({pe, !a.xgmi.empty() && a.xgmi[pe] != 0});
+      list += (list.empty() ? "" : ", ") + std::to_string(pe);
+    }
+  SdmaQueuesConfig cfg;
+  cfg.myPe = a.myPe;
+  cfg.nPes = a.nPes;
+  cfg.queuesPerPeer = a.queuesPerPeer;
+  cfg.ringSlots = a.ringSlots;
+  cfg.timeoutTicks = a.timeoutTicks;
+  if (!a.engine && !peers.empty()) {
+#if MORI_PLATFORM_NVIDIA
+    return MORI_FAIL(Status::NotSupported, log::kInit,
+                     "PE %d: peers %s use SDMA, but SDMA engines exist only on AMD GPUs and this is an NVIDIA build "
+                     "(only the test-only DMA-engine model, tests/support/dma_model, plays them here)",
+                     a.myPe, list.c_str());
+#else
+    MORI_TRY(openKfdEngine(a.myPe, a.hipDevice, &a.engine));
+#endif
+  }
+  if (!a.engine) {  // no SDMA peer and no engine: an empty set
+    class NoEngine final : public QueueEngine {
+     public:
+      EngineInventory inventory() const override { return {}; }
+      Status create(const QueueRequest& r, QueueHandles*) override {
+        return MORI_FAIL(Status::Internal, log::kInit, "PE %d: SDMA queue to PE %d without an engine", r.myPe, r.peer);
+      }
+      Status destroy(const QueueRequest&, const QueueHandles&) override { return Status::Success; }
+    };
+    a.engine = std::make_unique<NoEngine>();
+  }
+  return SdmaQueues::create(cfg, peers, std::move(a.engine), out);
+}
+
+}  // namespace mori::sdma

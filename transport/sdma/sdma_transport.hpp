@@ -1,0 +1,31 @@
+// The entry point init calls for SDMA: the queue set for every peer the transport table gives
+// SDMA, on the KFD's engines (AMD) or on an engine the caller hands in (the DMA-engine model in
+// tests). Without either it fails saying why (an NVIDIA build has no SDMA engines).
+#pragma once
+
+#include <stdint.h>
+
+#include <memory>
+#include <vector>
+
+#include "mori/shmem/device_host/gpu_states.hpp"
+#include "transport/sdma/sdma_queues.hpp"
+
+namespace mori::sdma {
+
+struct SdmaOpenArgs {
+  int myPe = 0;
+  int nPes = 0;
+  int hipDevice = 0;                    // this PE's GPU (for the KFD node)
+  std::vector<shmem::Transport> table;  // this PE's row of the transport table
+  std::vector<uint8_t> xgmi;            // per PE: reached over XGMI (empty: all false)
+  uint32_t queuesPerPeer = 2;
+  uint32_t ringSlots = 2048;
+  uint64_t timeoutTicks = 0;
+  std::unique_ptr<QueueEngine> engine;  // null: the KFD's (AMD builds only)
+};
+
+// Creates queues for every PE whose entry is Transport::Sdma (none: an empty set, Success).
+Status openSdmaQueues(SdmaOpenArgs args, std::unique_ptr<SdmaQueues>* out);
+
+}  // namespace mori::sdma
