@@ -20,6 +20,8 @@
 //              quiet (the peer's queues run concurrently, so only completion orders them).
 #pragma once
 
+#include <stdio.h>
+
 #include "mori/transport/sdma/sdma_post.hpp"
 
 #if MORI_GPU_COMPILER
@@ -30,6 +32,13 @@ namespace mori::sdma {
 // see docs/SDMA.md).
 constexpr uint64_t kSplitBytes = 64 * 1024;
 
+// An operation on a peer without SDMA queues (the dispatch sent a non-SDMA peer here): stops the
+// kernel instead of dividing by zero or posting nowhere.
+[[noreturn]] inline MORI_DEVICE_NOINLINE void noQueues(const char* op) {
+  printf("mori-shmem: SDMA %s on a peer that has no SDMA queues (block %u thread %u)\n", op, blockIdx.x, threadIdx.x);
+  gpu::trap();
+}
+
 MORI_DEVICE_INLINE uint32_t waveQueue(const SdmaPeerDevice& p) {
   const uint32_t wave =
       (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / static_cast<uint32_t>(gpu::waveSize());
@@ -38,6 +47,7 @@ MORI_DEVICE_INLINE uint32_t waveQueue(const SdmaPeerDevice& p) {
 
 template <class G>
 MORI_DEVICE_INLINE void put(const SdmaPeerDevice& p, void* dst, const void* src, uint64_t bytes) {
+  if (p.count == 0) noQueues("put");
   if (bytes == 0) return;
   const uint64_t d = reinterpret_cast<uint64_t>(dst), s = reinterpret_cast<uint64_t>(src);
   if (G::size() == 1) {
@@ -64,6 +74,7 @@ MORI_DEVICE_INLINE void put(const SdmaPeerDevice& p, void* dst, const void* src,
 template <class G>
 MORI_DEVICE_INLINE void putSignal(const SdmaPeerDevice& p, void* dst, const void* src, uint64_t bytes,
                                   uint64_t* signalAddr, uint64_t value, AtomicOp op) {
+  if (p.count == 0) noQueues("put-with-signal");
   G::sync();  // the group's stores to src are done before rank 0 fences and rings
   if (G::rank() == 0) {
     const SignalDesc sig{reinterpret_cast<uint64_t>(signalAddr), value, op};
@@ -80,6 +91,7 @@ MORI_DEVICE_INLINE void signalOp(const SdmaPeerDevice& p, uint64_t* signalAddr, 
 
 template <class G>
 MORI_DEVICE_INLINE void get(const SdmaPeerDevice& p, void* dst, const void* peerSrc, uint64_t bytes) {
+  if (p.count == 0) noQueues("get");
   if (bytes != 0 && G::rank() == 0) {
     const SdmaQueueDevice& q = p.queues[0];
     eachLaneInTurn([&] {
