@@ -35,7 +35,8 @@ constexpr uint64_t kSplitBytes = 64 * 1024;
 // An operation on a peer without SDMA queues (the dispatch sent a non-SDMA peer here): stops the
 // kernel instead of dividing by zero or posting nowhere.
 [[noreturn]] inline MORI_DEVICE_NOINLINE void noQueues(const char* op) {
-  printf("mori-shmem: SDMA %s on a peer that has no SDMA queues (block %u thread %u)\n", op, blockIdx.x, threadIdx.x);
+  printf("mori-shmem: SDMA %s on a peer that has no SDMA queues (block %u thread %u)\n", op,
+         static_cast<unsigned>(blockIdx.x), static_cast<unsigned>(threadIdx.x));
   gpu::trap();
 }
 
