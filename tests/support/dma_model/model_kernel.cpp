@@ -68,6 +68,9 @@ __global__ void __launch_bounds__(kThreads)
       stop = 0;
       for (uint32_t i = 0; i < 8; ++i) pkt[i] = i * 4 + pos < to ? ringWord(ring, ringBytes, pos + i * 4) : 0;
       uint32_t n = packetDwords(pkt);
+      // A run of one-dword NOPs (slot padding) is consumed in one step, as the engine's fetch may.
+      if (pkt[0] == 0)
+        while (n < 64 && pos + uint64_t{n} * 4 < to && ringWord(ring, ringBytes, pos + uint64_t{n} * 4) == 0) ++n;
       const uint32_t op = get(pkt, kOp);
       if (n == 0) {
         *error = ModelError{kErrUnknownPacket, pkt[0], pos};
