@@ -399,6 +399,9 @@ TEST(SdmaModel, OnlyTheDoorbellAnnounces) {
   announceKernel<<<1, 1>>>(mq.peer, b.dst, b.src, 4096, 1, 0);
   quietKernel<<<1, 32>>>(mq.peer);
   HIP_OK(hipDeviceSynchronize());
+  // The model counts a launch's bytes after its kernel ends, which may be just after quiet returns.
+  for (int i = 0; i < 100 && mq.model->bytesConsumed() < 2ull * sdma::kSlotBytes; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_EQ(mq.model->bytesConsumed(), 2ull * sdma::kSlotBytes);
   std::vector<uint8_t> s(4096), d(4096);
   HIP_OK(hipMemcpy(s.data(), b.src, 4096, hipMemcpyDeviceToHost));
