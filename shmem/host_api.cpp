@@ -88,41 +88,7 @@ MORI_API int mori_shmemi_n_pes(void) {
 MORI_API int mori_shmem_my_pe(void) { return mori_shmemi_my_pe(); }
 MORI_API int mori_shmem_n_pes(void) { return mori_shmemi_n_pes(); }
 
-namespace {
-// World PE of member `pe` of `team`, or -1.
-int worldOf(Runtime* r, mori_shmem_team_t team, int pe) {
-  if (team == MORI_SHMEM_TEAM_WORLD) return pe >= 0 && pe < r->ctx().nPes() ? pe : -1;
-  if (team == MORI_SHMEM_TEAM_NODE) {
-    const auto& node = r->ctx().nodePes();
-    return pe >= 0 && pe < static_cast<int>(node.size()) ? node[pe] : -1;
-  }
-  return -1;
-}
-bool validTeam(mori_shmem_team_t t) { return t == MORI_SHMEM_TEAM_WORLD || t == MORI_SHMEM_TEAM_NODE; }
-}  // namespace
-
-MORI_API int mori_shmem_team_my_pe(mori_shmem_team_t team) {
-  Runtime* r = Runtime::get("mori_shmem_team_my_pe");
-  if (!r || !validTeam(team)) return -1;
-  return team == MORI_SHMEM_TEAM_WORLD ? r->ctx().myPe() : r->ctx().nodeRank();
-}
-
-MORI_API int mori_shmem_team_n_pes(mori_shmem_team_t team) {
-  Runtime* r = Runtime::get("mori_shmem_team_n_pes");
-  if (!r || !validTeam(team)) return -1;
-  return team == MORI_SHMEM_TEAM_WORLD ? r->ctx().nPes() : static_cast<int>(r->ctx().nodePes().size());
-}
-
-MORI_API int mori_shmem_team_translate_pe(mori_shmem_team_t src_team, int src_pe, mori_shmem_team_t dest_team) {
-  Runtime* r = Runtime::get("mori_shmem_team_translate_pe");
-  if (!r || !validTeam(src_team) || !validTeam(dest_team)) return -1;
-  const int world = worldOf(r, src_team, src_pe);
-  if (world < 0 || dest_team == MORI_SHMEM_TEAM_WORLD) return world;
-  const auto& node = r->ctx().nodePes();
-  for (size_t i = 0; i < node.size(); ++i)
-    if (node[i] == world) return static_cast<int>(i);
-  return -1;
-}
+// Teams: shmem/team_api.cpp.
 
 // ---- symmetric memory ----------------------------------------------------------------------
 

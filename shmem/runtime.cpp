@@ -8,6 +8,7 @@
 
 #include "mori/platform/clock.hpp"
 #include "shmem/module_registry.hpp"
+#include "shmem/team_registry.hpp"
 #include "src/common/gpu_check.hpp"
 
 namespace mori::shmem {
@@ -157,6 +158,7 @@ Status Runtime::start(unsigned flags, const mori_shmem_init_attr_t* attr) {
   MORI_HIP_TRY(hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking), log::kInit);
   MORI_TRY(buildGpuStates());
   MORI_TRY(bindAllModules(states_));
+  MORI_TRY(createTeams(*this));
   // Nobody may reach into a peer before that peer's state is bound.
   MORI_TRY(boot_->barrier());
   monitor_ = std::make_unique<bootstrap::PeerMonitor>(*boot_, [this](int pe) { onPeerFailure(pe); });
@@ -269,6 +271,7 @@ Status Runtime::barrierOnStream(hipStream_t stream) {
 
 Runtime::~Runtime() {
   monitor_.reset();  // joins its thread before what it watches goes away
+  destroyTeams();
   unbindAllModules();
   mem_.reset();
   if (endpointsDev_) (void)hipFree(endpointsDev_);

@@ -122,10 +122,13 @@ typedef int32_t mori_shmem_team_t;
 #define MORI_SHMEM_TEAM_WORLD ((mori_shmem_team_t)0)
 #define MORI_SHMEM_TEAM_NODE ((mori_shmem_team_t)1) /* PEs on this host, ordered by world PE */
 
+/* Host and device (under a GPU compiler, as mori_shmem_my_pe; mori/shmem_team.h has the rest). */
+#if !(defined(__CUDACC__) || defined(__HIPCC__)) || defined(MORI_SHMEM_HOST_ONLY)
 int mori_shmem_team_my_pe(mori_shmem_team_t team);
 int mori_shmem_team_n_pes(mori_shmem_team_t team);
 /* PE number in dest_team of src_pe in src_team, or -1 if it is not a member. */
 int mori_shmem_team_translate_pe(mori_shmem_team_t src_team, int src_pe, mori_shmem_team_t dest_team);
+#endif
 
 /* ---- symmetric memory ------------------------------------------------------------------ */
 /* Collective: every PE must make the same calls with the same sizes in the same order; a
@@ -206,5 +209,7 @@ int mori_shmem_free_status(void* ptr);
 #if (defined(__CUDACC__) || defined(__HIPCC__)) && !defined(MORI_SHMEM_HOST_ONLY)
 #include "mori/shmem/impl/pe_queries.hpp"
 #endif
+
+#include "mori/shmem_team.h"
 
 #endif /* MORI_SHMEM_H */

@@ -261,3 +261,5 @@ MORI_SHMEM_DEVICE void mori_shmem_fence() { MORI_SHMEMI_NS::fence(MORI_SHMEMI_S)
 MORI_SHMEMI_COLL(thread, ThreadScope)
 MORI_SHMEMI_COLL(block, BlockScope)
 #undef MORI_SHMEMI_COLL
+
+#include "mori/shmem/team/device_api.hpp"

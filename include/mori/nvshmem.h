@@ -1,0 +1,164 @@
+/*
+ * NVSHMEM source compatibility: an NVSHMEM program that uses the subset below builds against
+ * mori-shmem with `#include <mori/nvshmem.h>` in place of <nvshmem.h> / <nvshmemx.h>, on NVIDIA
+ * (nvcc) and AMD (hipcc) alike. Every name forwards to the mori-shmem call (a macro or a
+ * force-inlined function: no cost). Names NVSHMEM has and this layer does not are either
+ * undeclared, or (those listed at the end) declared so that a use fails to compile with a message
+ * naming the call.
+ *
+ * Covered (host):   nvshmem_init, nvshmemx_init_attr (+ NVSHMEMX_INIT_WITH_MPI_COMM /
+ *   _WITH_UNIQUEID, nvshmemx_get_uniqueid, nvshmemx_set_attr_uniqueid_args), nvshmem_finalize,
+ *   nvshmem_my_pe, nvshmem_n_pes, nvshmem_malloc, nvshmem_calloc, nvshmem_align, nvshmem_free,
+ *   nvshmem_ptr, nvshmem_barrier_all, nvshmemx_barrier_all_on_stream, nvshmemx_quiet_on_stream,
+ *   nvshmemx_putmem_on_stream, nvshmemx_getmem_on_stream, nvshmemx_putmem_signal_on_stream,
+ *   nvshmemx_signal_wait_until_on_stream; teams: nvshmem_team_split_strided, _split_2d,
+ *   _destroy, _my_pe, _n_pes, _translate_pe, _get_config; collectives (blocking on the host,
+ *   nvshmemx_*_on_stream): barrier, team_sync, <T>_broadcast, <T>_fcollect, <T>_alltoall,
+ *   <T>_<op>_reduce (sum prod min max; and or xor on integers; half and bfloat16 included).
+ * Covered (device): nvshmem_putmem[_nbi], nvshmem_getmem[_nbi], nvshmem_putmem_signal[_nbi] and
+ *   their nvshmemx_*_warp / _block forms; nvshmem_<T>_put/get[_nbi] (+ _warp/_block), _p, _g;
+ *   nvshmemx_signal_op, nvshmem_signal_fetch, nvshmem_signal_wait_until; nvshmem_<T>_atomic_*
+ *   (fetch, set, swap, compare_swap, fetch_inc, inc, fetch_add, add, fetch_and, and, fetch_or,
+ *   or, fetch_xor, xor); nvshmem_<T>_wait_until[_all/_any/_some], _test[_all/_any]; nvshmem_quiet,
+ *   nvshmem_fence, nvshmem_barrier_all, nvshmemx_barrier_all_block, nvshmem_sync_all,
+ *   nvshmemx_sync_all_block; the team queries and every collective above in thread (no suffix),
+ *   warp and block scope.
+ * Types and constants: nvshmem_team_t, nvshmemx_team_t, nvshmem_team_config_t, NVSHMEM_TEAM_WORLD,
+ *   NVSHMEM_TEAM_SHARED, NVSHMEMX_TEAM_NODE, NVSHMEM_TEAM_INVALID, NVSHMEM_TEAM_NUM_CONTEXTS,
+ *   NVSHMEM_CMP_*, NVSHMEM_SIGNAL_SET/ADD, NVSHMEMX_INIT_*, nvshmemx_uniqueid_t,
+ *   nvshmemx_init_attr_t, NVSHMEMX_INIT_ATTR_INITIALIZER.
+ * Differences: host calls that return void in NVSHMEM return mori's status (ignorable);
+ * NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE have mori's values (2 and 1).
+ */
+#ifndef MORI_NVSHMEM_H
+#define MORI_NVSHMEM_H
+
+#include "mori/shmem.h"
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#include "mori/shmem_device.h"
+#endif
+
+/* ---- types and constants --------------------------------------------------------------------- */
+typedef mori_shmem_team_t nvshmem_team_t;
+typedef mori_shmem_team_t nvshmemx_team_t;
+typedef mori_shmem_team_config_t nvshmem_team_config_t;
+typedef mori_shmem_uniqueid_t nvshmemx_uniqueid_t;
+typedef mori_shmem_init_attr_t nvshmemx_init_attr_t;
+#define NVSHMEM_TEAM_INVALID MORI_SHMEM_TEAM_INVALID
+#define NVSHMEM_TEAM_WORLD MORI_SHMEM_TEAM_WORLD
+#define NVSHMEM_TEAM_SHARED MORI_SHMEM_TEAM_SHARED
+#define NVSHMEMX_TEAM_NODE MORI_SHMEM_TEAM_NODE
+#define NVSHMEM_TEAM_NUM_CONTEXTS MORI_SHMEM_TEAM_NUM_CONTEXTS
+#define NVSHMEM_CMP_EQ MORI_SHMEM_CMP_EQ
+#define NVSHMEM_CMP_NE MORI_SHMEM_CMP_NE
+#define NVSHMEM_CMP_GT MORI_SHMEM_CMP_GT
+#define NVSHMEM_CMP_GE MORI_SHMEM_CMP_GE
+#define NVSHMEM_CMP_LT MORI_SHMEM_CMP_LT
+#define NVSHMEM_CMP_LE MORI_SHMEM_CMP_LE
+#define NVSHMEM_SIGNAL_SET MORI_SHMEM_SIGNAL_SET
+#define NVSHMEM_SIGNAL_ADD MORI_SHMEM_SIGNAL_ADD
+#define NVSHMEMX_INIT_WITH_MPI_COMM MORI_SHMEM_INIT_WITH_MPI_COMM
+#define NVSHMEMX_INIT_WITH_UNIQUEID MORI_SHMEM_INIT_WITH_UNIQUEID
+#define NVSHMEMX_INIT_ATTR_INITIALIZER MORI_SHMEM_INIT_ATTR_INITIALIZER
+
+/* ---- host ----------------------------------------------------------------------------------- */
+#define nvshmem_init mori_shmem_init
+#define nvshmemx_init_attr mori_shmem_init_attr
+#define nvshmemx_get_uniqueid mori_shmem_get_uniqueid
+#define nvshmemx_set_attr_uniqueid_args mori_shmem_set_attr_uniqueid_args
+#define nvshmem_finalize mori_shmem_finalize
+#define nvshmem_my_pe mori_shmem_my_pe
+#define nvshmem_n_pes mori_shmem_n_pes
+#define nvshmem_malloc mori_shmem_malloc
+#define nvshmem_calloc mori_shmem_calloc
+#define nvshmem_align mori_shmem_align
+#define nvshmem_free mori_shmem_free
+#define nvshmem_ptr mori_shmem_ptr
+#define nvshmemx_barrier_all_on_stream mori_shmem_barrier_all_on_stream
+#define nvshmemx_quiet_on_stream mori_shmem_quiet_on_stream
+#define nvshmemx_putmem_on_stream mori_shmem_putmem_on_stream
+#define nvshmemx_getmem_on_stream mori_shmem_getmem_on_stream
+#define nvshmemx_putmem_signal_on_stream mori_shmem_putmem_signal_on_stream
+#define nvshmemx_signal_wait_until_on_stream mori_shmem_signal_wait_until_on_stream
+#define nvshmem_team_split_strided mori_shmem_team_split_strided
+#define nvshmem_team_split_2d mori_shmem_team_split_2d
+#define nvshmem_team_destroy mori_shmem_team_destroy
+#define nvshmem_team_get_config mori_shmem_team_get_config
+#define nvshmem_team_my_pe mori_shmem_team_my_pe
+#define nvshmem_team_n_pes mori_shmem_team_n_pes
+#define nvshmem_team_translate_pe mori_shmem_team_translate_pe
+#define nvshmemx_barrier_on_stream mori_shmem_barrier_on_stream
+#define nvshmemx_team_sync_on_stream mori_shmem_team_sync_on_stream
+
+#ifdef __cplusplus
+/* ---- names outside the subset: a use fails to compile, naming the call ----------------------- */
+template <typename... A>
+struct mori_nvshmem_unsupported {
+  static constexpr bool value = false;
+};
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define MORI_NVSHMEMI_HD __host__ __device__
+#else
+#define MORI_NVSHMEMI_HD
+#endif
+#define MORI_NVSHMEM_UNSUPPORTED(NAME)                                                              \
+  template <typename... A>                                                                          \
+  MORI_NVSHMEMI_HD inline int NAME(A...) {                                                          \
+    static_assert(mori_nvshmem_unsupported<A...>::value,                                            \
+                  #NAME " is not in mori-shmem's NVSHMEM subset (see mori/nvshmem.h for what is)"); \
+    return 0;                                                                                       \
+  }
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_collective_launch)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_collective_launch_query_gridsize)
+MORI_NVSHMEM_UNSUPPORTED(nvshmem_ctx_create)
+MORI_NVSHMEM_UNSUPPORTED(nvshmem_ctx_destroy)
+MORI_NVSHMEM_UNSUPPORTED(nvshmem_team_create_ctx)
+MORI_NVSHMEM_UNSUPPORTED(nvshmem_ctx_get_team)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_buffer_register)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_buffer_unregister)
+MORI_NVSHMEM_UNSUPPORTED(nvshmem_putmem_signal_nbi_on_stream)
+MORI_NVSHMEM_UNSUPPORTED(nvshmem_iput)
+MORI_NVSHMEM_UNSUPPORTED(nvshmem_iget)
+MORI_NVSHMEM_UNSUPPORTED(nvshmem_int_iput)
+MORI_NVSHMEM_UNSUPPORTED(nvshmem_int_iget)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_init_status)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_hostlib_init_attr)
+MORI_NVSHMEM_UNSUPPORTED(nvshmem_info_get_version)
+MORI_NVSHMEM_UNSUPPORTED(nvshmem_global_exit)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_mc_ptr)
+#undef MORI_NVSHMEM_UNSUPPORTED
+#endif
+
+/* Host collectives: blocking forms have NVSHMEM's thread-scope device names, so under a GPU
+ * compiler they are host-and-device functions (below); plain host compilers get these. */
+#if !(defined(__CUDACC__) || defined(__HIPCC__))
+#define nvshmem_barrier_all mori_shmem_barrier_all
+#define nvshmem_barrier mori_shmem_barrier
+#define nvshmem_team_sync mori_shmem_team_sync
+#define MORI_NVSHMEMI_HOST_COLL(NAME, T)                                                                    \
+  static inline int nvshmem_##NAME##_broadcast(nvshmem_team_t team, T* d, const T* s, size_t n, int root) { \
+    return mori_shmem_##NAME##_broadcast(team, d, s, n, root);                                              \
+  }                                                                                                         \
+  static inline int nvshmem_##NAME##_fcollect(nvshmem_team_t team, T* d, const T* s, size_t n) {            \
+    return mori_shmem_##NAME##_fcollect(team, d, s, n);                                                     \
+  }                                                                                                         \
+  static inline int nvshmem_##NAME##_alltoall(nvshmem_team_t team, T* d, const T* s, size_t n) {            \
+    return mori_shmem_##NAME##_alltoall(team, d, s, n);                                                     \
+  }
+MORI_SHMEM_COLL_TYPES(MORI_NVSHMEMI_HOST_COLL)
+#undef MORI_NVSHMEMI_HOST_COLL
+#define MORI_NVSHMEMI_HOST_REDUCE(NAME, T, DT, OPNAME, OP)                                                \
+  static inline int nvshmem_##NAME##_##OPNAME##_reduce(nvshmem_team_t team, T* d, const T* s, size_t n) { \
+    return mori_shmem_##NAME##_##OPNAME##_reduce(team, d, s, n);                                          \
+  }
+#define MORI_NVSHMEMI_HOST_REDUCE_INT(NAME, T, DT)                    \
+  MORI_SHMEM_REDUCE_ARITH_OPS(MORI_NVSHMEMI_HOST_REDUCE, NAME, T, DT) \
+  MORI_SHMEM_REDUCE_BIT_OPS(MORI_NVSHMEMI_HOST_REDUCE, NAME, T, DT)
+#define MORI_NVSHMEMI_HOST_REDUCE_FLOAT(NAME, T, DT) MORI_SHMEM_REDUCE_ARITH_OPS(MORI_NVSHMEMI_HOST_REDUCE, NAME, T, DT)
+MORI_SHMEM_REDUCE_INT_TYPES(MORI_NVSHMEMI_HOST_REDUCE_INT)
+MORI_SHMEM_REDUCE_FLOAT_TYPES(MORI_NVSHMEMI_HOST_REDUCE_FLOAT)
+#else
+#include "mori/shmem/compat/nvshmem_device.hpp"
+#endif
+
+#endif /* MORI_NVSHMEM_H */

@@ -1,0 +1,217 @@
+// The GPU-compiler half of mori/nvshmem.h: NVSHMEM's device names (thread scope unsuffixed,
+// nvshmemx_*_warp / _block), and the names NVSHMEM shares between host and device, as
+// host-and-device functions that call the host API or the device API depending on the pass.
+// Every body is one mori-shmem call.
+#pragma once
+
+#define MORI_NVSHMEMI_DEV static __device__ __forceinline__
+#define MORI_NVSHMEMI_HD_INLINE static __host__ __device__ __forceinline__
+
+// Host-and-device: the host form when compiling for the host, the device thread form otherwise.
+#if MORI_DEVICE_COMPILE
+#define MORI_NVSHMEMI_DUAL(HOSTCALL, DEVCALL) return DEVCALL
+#else
+#define MORI_NVSHMEMI_DUAL(HOSTCALL, DEVCALL) return HOSTCALL
+#endif
+
+/* ---- RMA, bytes ---------------------------------------------------------------------------- */
+#define nvshmem_putmem mori_shmem_putmem_thread
+#define nvshmem_putmem_nbi mori_shmem_putmem_nbi_thread
+#define nvshmem_getmem mori_shmem_getmem_thread
+#define nvshmem_getmem_nbi mori_shmem_getmem_nbi_thread
+#define nvshmem_putmem_signal mori_shmem_putmem_signal_thread
+#define nvshmem_putmem_signal_nbi mori_shmem_putmem_signal_nbi_thread
+#define nvshmemx_putmem_warp mori_shmem_putmem_warp
+#define nvshmemx_putmem_block mori_shmem_putmem_block
+#define nvshmemx_putmem_nbi_warp mori_shmem_putmem_nbi_warp
+#define nvshmemx_putmem_nbi_block mori_shmem_putmem_nbi_block
+#define nvshmemx_getmem_warp mori_shmem_getmem_warp
+#define nvshmemx_getmem_block mori_shmem_getmem_block
+#define nvshmemx_getmem_nbi_warp mori_shmem_getmem_nbi_warp
+#define nvshmemx_getmem_nbi_block mori_shmem_getmem_nbi_block
+#define nvshmemx_putmem_signal_warp mori_shmem_putmem_signal_warp
+#define nvshmemx_putmem_signal_block mori_shmem_putmem_signal_block
+#define nvshmemx_putmem_signal_nbi_warp mori_shmem_putmem_signal_nbi_warp
+#define nvshmemx_putmem_signal_nbi_block mori_shmem_putmem_signal_nbi_block
+
+/* ---- signals, ordering, world synchronisation --------------------------------------------- */
+#define nvshmemx_signal_op mori_shmem_signal_op
+#define nvshmem_signal_fetch mori_shmem_signal_fetch
+#define nvshmem_signal_wait_until mori_shmem_signal_wait_until
+#define nvshmem_quiet mori_shmem_quiet
+#define nvshmem_fence mori_shmem_fence
+#define nvshmemx_barrier_all_block mori_shmem_barrier_all_block
+#define nvshmemx_sync_all_block mori_shmem_sync_all_block
+#define nvshmem_sync_all mori_shmem_sync_all_thread
+MORI_NVSHMEMI_HD_INLINE void nvshmem_barrier_all() {
+#if MORI_DEVICE_COMPILE
+  mori_shmem_barrier_all_thread();
+#else
+  (void)mori_shmem_barrier_all();
+#endif
+}
+
+/* ---- typed RMA ------------------------------------------------------------------------------- */
+// NVSHMEM spells them nvshmem_<T>_put (thread) and nvshmemx_<T>_put_warp / _block.
+#define MORI_NVSHMEMI_RMA_SCOPE(PREFIX, NAME, T, SUFFIX, SC)                                  \
+  MORI_NVSHMEMI_DEV void PREFIX##NAME##_put##SUFFIX(T* d, const T* s, size_t n, int pe) {     \
+    mori_shmem_##NAME##_put_##SC(d, s, n, pe);                                                \
+  }                                                                                           \
+  MORI_NVSHMEMI_DEV void PREFIX##NAME##_put_nbi##SUFFIX(T* d, const T* s, size_t n, int pe) { \
+    mori_shmem_##NAME##_put_nbi_##SC(d, s, n, pe);                                            \
+  }                                                                                           \
+  MORI_NVSHMEMI_DEV void PREFIX##NAME##_get##SUFFIX(T* d, const T* s, size_t n, int pe) {     \
+    mori_shmem_##NAME##_get_##SC(d, s, n, pe);                                                \
+  }                                                                                           \
+  MORI_NVSHMEMI_DEV void PREFIX##NAME##_get_nbi##SUFFIX(T* d, const T* s, size_t n, int pe) { \
+    mori_shmem_##NAME##_get_nbi_##SC(d, s, n, pe);                                            \
+  }
+#define MORI_NVSHMEMI_RMA(NAME, T)                                                                  \
+  MORI_NVSHMEMI_RMA_SCOPE(nvshmem_, NAME, T, , thread)                                              \
+  MORI_NVSHMEMI_RMA_SCOPE(nvshmemx_, NAME, T, _warp, warp)                                          \
+  MORI_NVSHMEMI_RMA_SCOPE(nvshmemx_, NAME, T, _block, block)                                        \
+  MORI_NVSHMEMI_DEV void nvshmem_##NAME##_p(T* d, T v, int pe) { mori_shmem_##NAME##_p(d, v, pe); } \
+  MORI_NVSHMEMI_DEV T nvshmem_##NAME##_g(const T* s, int pe) { return mori_shmem_##NAME##_g(s, pe); }
+MORI_SHMEM_RMA_TYPES(MORI_NVSHMEMI_RMA)
+#undef MORI_NVSHMEMI_RMA
+#undef MORI_NVSHMEMI_RMA_SCOPE
+
+/* ---- atomics --------------------------------------------------------------------------------- */
+#define MORI_NVSHMEMI_AMO_OP(NAME, T, OP)                                     \
+  MORI_NVSHMEMI_DEV T nvshmem_##NAME##_atomic_fetch_##OP(T* d, T v, int pe) { \
+    return mori_shmem_##NAME##_atomic_fetch_##OP(d, v, pe);                   \
+  }                                                                           \
+  MORI_NVSHMEMI_DEV void nvshmem_##NAME##_atomic_##OP(T* d, T v, int pe) { mori_shmem_##NAME##_atomic_##OP(d, v, pe); }
+#define MORI_NVSHMEMI_AMO(NAME, T)                                                                                    \
+  MORI_NVSHMEMI_AMO_OP(NAME, T, add)                                                                                  \
+  MORI_NVSHMEMI_AMO_OP(NAME, T, and)                                                                                  \
+  MORI_NVSHMEMI_AMO_OP(NAME, T, or)                                                                                   \
+  MORI_NVSHMEMI_AMO_OP(NAME, T, xor)                                                                                  \
+  MORI_NVSHMEMI_DEV T nvshmem_##NAME##_atomic_fetch(const T* s, int pe) {                                             \
+    return mori_shmem_##NAME##_atomic_fetch(s, pe);                                                                   \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_DEV void nvshmem_##NAME##_atomic_set(T* d, T v, int pe) { mori_shmem_##NAME##_atomic_set(d, v, pe); } \
+  MORI_NVSHMEMI_DEV T nvshmem_##NAME##_atomic_swap(T* d, T v, int pe) {                                               \
+    return mori_shmem_##NAME##_atomic_swap(d, v, pe);                                                                 \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_DEV T nvshmem_##NAME##_atomic_compare_swap(T* d, T c, T v, int pe) {                                  \
+    return mori_shmem_##NAME##_atomic_compare_swap(d, c, v, pe);                                                      \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_DEV T nvshmem_##NAME##_atomic_fetch_inc(T* d, int pe) {                                               \
+    return mori_shmem_##NAME##_atomic_fetch_inc(d, pe);                                                               \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_DEV void nvshmem_##NAME##_atomic_inc(T* d, int pe) { mori_shmem_##NAME##_atomic_inc(d, pe); }
+MORI_SHMEM_AMO_TYPES(MORI_NVSHMEMI_AMO)
+#undef MORI_NVSHMEMI_AMO
+#undef MORI_NVSHMEMI_AMO_OP
+
+/* ---- point-to-point synchronisation ------------------------------------------------------------ */
+#define MORI_NVSHMEMI_SYNC(NAME, T)                                                                               \
+  MORI_NVSHMEMI_DEV void nvshmem_##NAME##_wait_until(T* ivar, int cmp, T v) {                                     \
+    mori_shmem_##NAME##_wait_until(ivar, cmp, v);                                                                 \
+  }                                                                                                               \
+  MORI_NVSHMEMI_DEV void nvshmem_##NAME##_wait_until_all(T* ivars, size_t n, const int* status, int cmp, T v) {   \
+    mori_shmem_##NAME##_wait_until_all(ivars, n, status, cmp, v);                                                 \
+  }                                                                                                               \
+  MORI_NVSHMEMI_DEV size_t nvshmem_##NAME##_wait_until_any(T* ivars, size_t n, const int* status, int cmp, T v) { \
+    return mori_shmem_##NAME##_wait_until_any(ivars, n, status, cmp, v);                                          \
+  }                                                                                                               \
+  MORI_NVSHMEMI_DEV size_t nvshmem_##NAME##_wait_until_some(T* ivars, size_t n, size_t* idx, const int* status,   \
+                                                            int cmp, T v) {                                       \
+    return mori_shmem_##NAME##_wait_until_some(ivars, n, idx, status, cmp, v);                                    \
+  }                                                                                                               \
+  MORI_NVSHMEMI_DEV int nvshmem_##NAME##_test(T* ivar, int cmp, T v) {                                            \
+    return mori_shmem_##NAME##_test(ivar, cmp, v);                                                                \
+  }                                                                                                               \
+  MORI_NVSHMEMI_DEV int nvshmem_##NAME##_test_all(T* ivars, size_t n, const int* status, int cmp, T v) {          \
+    return mori_shmem_##NAME##_test_all(ivars, n, status, cmp, v);                                                \
+  }                                                                                                               \
+  MORI_NVSHMEMI_DEV size_t nvshmem_##NAME##_test_any(T* ivars, size_t n, const int* status, int cmp, T v) {       \
+    return mori_shmem_##NAME##_test_any(ivars, n, status, cmp, v);                                                \
+  }
+MORI_SHMEM_SYNC_TYPES(MORI_NVSHMEMI_SYNC)
+#undef MORI_NVSHMEMI_SYNC
+
+/* ---- team collectives ---------------------------------------------------------------------------- */
+#define nvshmemx_barrier_warp mori_shmem_barrier_warp
+#define nvshmemx_barrier_block mori_shmem_barrier_block
+#define nvshmemx_team_sync_warp mori_shmem_team_sync_warp
+#define nvshmemx_team_sync_block mori_shmem_team_sync_block
+MORI_NVSHMEMI_HD_INLINE int nvshmem_barrier(nvshmem_team_t team) {
+  MORI_NVSHMEMI_DUAL(mori_shmem_barrier(team), mori_shmem_barrier_thread(team));
+}
+MORI_NVSHMEMI_HD_INLINE int nvshmem_team_sync(nvshmem_team_t team) {
+  MORI_NVSHMEMI_DUAL(mori_shmem_team_sync(team), mori_shmem_team_sync_thread(team));
+}
+
+#define MORI_NVSHMEMI_COLL(NAME, T)                                                                                   \
+  MORI_NVSHMEMI_HD_INLINE int nvshmem_##NAME##_broadcast(nvshmem_team_t team, T* d, const T* s, size_t n, int root) { \
+    MORI_NVSHMEMI_DUAL(mori_shmem_##NAME##_broadcast(team, d, s, n, root),                                            \
+                       mori_shmem_##NAME##_broadcast_thread(team, d, s, n, root));                                    \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_HD_INLINE int nvshmem_##NAME##_fcollect(nvshmem_team_t team, T* d, const T* s, size_t n) {            \
+    MORI_NVSHMEMI_DUAL(mori_shmem_##NAME##_fcollect(team, d, s, n),                                                   \
+                       mori_shmem_##NAME##_fcollect_thread(team, d, s, n));                                           \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_HD_INLINE int nvshmem_##NAME##_alltoall(nvshmem_team_t team, T* d, const T* s, size_t n) {            \
+    MORI_NVSHMEMI_DUAL(mori_shmem_##NAME##_alltoall(team, d, s, n),                                                   \
+                       mori_shmem_##NAME##_alltoall_thread(team, d, s, n));                                           \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_broadcast_warp(nvshmem_team_t t, T* d, const T* s, size_t n, int r) {       \
+    return mori_shmem_##NAME##_broadcast_warp(t, d, s, n, r);                                                         \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_broadcast_block(nvshmem_team_t t, T* d, const T* s, size_t n, int r) {      \
+    return mori_shmem_##NAME##_broadcast_block(t, d, s, n, r);                                                        \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_fcollect_warp(nvshmem_team_t t, T* d, const T* s, size_t n) {               \
+    return mori_shmem_##NAME##_fcollect_warp(t, d, s, n);                                                             \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_fcollect_block(nvshmem_team_t t, T* d, const T* s, size_t n) {              \
+    return mori_shmem_##NAME##_fcollect_block(t, d, s, n);                                                            \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_alltoall_warp(nvshmem_team_t t, T* d, const T* s, size_t n) {               \
+    return mori_shmem_##NAME##_alltoall_warp(t, d, s, n);                                                             \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_alltoall_block(nvshmem_team_t t, T* d, const T* s, size_t n) {              \
+    return mori_shmem_##NAME##_alltoall_block(t, d, s, n);                                                            \
+  }                                                                                                                   \
+  static inline int nvshmemx_##NAME##_broadcast_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n, int r,        \
+                                                          mori_shmem_stream_t st) {                                   \
+    return mori_shmem_##NAME##_broadcast_on_stream(t, d, s, n, r, st);                                                \
+  }                                                                                                                   \
+  static inline int nvshmemx_##NAME##_fcollect_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n,                \
+                                                         mori_shmem_stream_t st) {                                    \
+    return mori_shmem_##NAME##_fcollect_on_stream(t, d, s, n, st);                                                    \
+  }                                                                                                                   \
+  static inline int nvshmemx_##NAME##_alltoall_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n,                \
+                                                         mori_shmem_stream_t st) {                                    \
+    return mori_shmem_##NAME##_alltoall_on_stream(t, d, s, n, st);                                                    \
+  }
+MORI_SHMEM_COLL_TYPES(MORI_NVSHMEMI_COLL)
+#undef MORI_NVSHMEMI_COLL
+
+#define MORI_NVSHMEMI_REDUCE(NAME, T, DT, OPNAME, OP)                                                               \
+  MORI_NVSHMEMI_HD_INLINE int nvshmem_##NAME##_##OPNAME##_reduce(nvshmem_team_t team, T* d, const T* s, size_t n) { \
+    MORI_NVSHMEMI_DUAL(mori_shmem_##NAME##_##OPNAME##_reduce(team, d, s, n),                                        \
+                       mori_shmem_##NAME##_##OPNAME##_reduce_thread(team, d, s, n));                                \
+  }                                                                                                                 \
+  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_##OPNAME##_reduce_warp(nvshmem_team_t t, T* d, const T* s, size_t n) {    \
+    return mori_shmem_##NAME##_##OPNAME##_reduce_warp(t, d, s, n);                                                  \
+  }                                                                                                                 \
+  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_##OPNAME##_reduce_block(nvshmem_team_t t, T* d, const T* s, size_t n) {   \
+    return mori_shmem_##NAME##_##OPNAME##_reduce_block(t, d, s, n);                                                 \
+  }                                                                                                                 \
+  static inline int nvshmemx_##NAME##_##OPNAME##_reduce_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n,     \
+                                                                  mori_shmem_stream_t st) {                         \
+    return mori_shmem_##NAME##_##OPNAME##_reduce_on_stream(t, d, s, n, st);                                         \
+  }
+#define MORI_NVSHMEMI_REDUCE_INT(NAME, T, DT)                    \
+  MORI_SHMEM_REDUCE_ARITH_OPS(MORI_NVSHMEMI_REDUCE, NAME, T, DT) \
+  MORI_SHMEM_REDUCE_BIT_OPS(MORI_NVSHMEMI_REDUCE, NAME, T, DT)
+#define MORI_NVSHMEMI_REDUCE_FLOAT(NAME, T, DT) MORI_SHMEM_REDUCE_ARITH_OPS(MORI_NVSHMEMI_REDUCE, NAME, T, DT)
+MORI_SHMEM_REDUCE_INT_TYPES(MORI_NVSHMEMI_REDUCE_INT)
+MORI_SHMEM_REDUCE_FLOAT_TYPES(MORI_NVSHMEMI_REDUCE_FLOAT)
+MORI_SHMEM_REDUCE_HALF_TYPES(MORI_NVSHMEMI_REDUCE_FLOAT)
+#undef MORI_NVSHMEMI_REDUCE_INT
+#undef MORI_NVSHMEMI_REDUCE_FLOAT
+#undef MORI_NVSHMEMI_REDUCE

@@ -1,0 +1,202 @@
+// Team collectives, one template per operation over the cooperation scope (coop.hpp), written on
+// the public point-to-point device API: signals + waits for synchronisation, blocking gets (direct
+// loads through the peer mapping for P2P peers, RDMA READs otherwise) to move data, and direct
+// loads through mori_shmem_ptr for reductions where every member is P2P-reachable.
+//
+// Every data collective pulls: an entry sync (each member's source is ready), the moves, an exit
+// sync (no member overwrites its source while another still reads it). No central PE: each PE
+// fetches what it needs itself, starting with its successor so that peers' links share the load.
+// One collective at a time per team and PE (the sync slot's epoch and words are per team).
+#pragma once
+
+#include <type_traits>
+
+#include "mori/platform/half.hpp"
+#include "mori/shmem/team/coop.hpp"
+#include "mori/shmem/team/team_binding.hpp"
+
+#if MORI_GPU_COMPILER
+namespace mori::shmem::team {
+
+// Dissemination barrier over the team's members: ceil(log2 n) rounds; in round k member i signals
+// member (i + 2^k) mod n and waits for member (i - 2^k) mod n. Flags hold the sync's epoch (one
+// writer per flag and epoch), so they are never reset. The fence before each signal releases what
+// this PE wrote (and learned) before.
+template <class S>
+MORI_DEVICE_INLINE void sync(const TeamDevice& t) {
+  S::sync();
+  if (S::rank() == 0 && t.size > 1) {
+    uint64_t* epochWord = reinterpret_cast<uint64_t*>(t.slot + kEpochOffset);
+    const uint64_t epoch = *epochWord + 1;
+    *epochWord = epoch;
+    uint64_t* flags = reinterpret_cast<uint64_t*>(t.slot + kFlagsOffset);
+    int round = 0;
+    for (int dist = 1; dist < t.size; dist <<= 1, ++round) {
+      mori_shmem_fence();
+      mori_shmem_signal_op(flags + round, epoch, MORI_SHMEM_SIGNAL_SET, t.worldPe((t.myIndex + dist) % t.size));
+      mori_shmem_signal_wait_until(flags + round, MORI_SHMEM_CMP_GE, epoch);
+    }
+  }
+  S::sync();
+}
+
+template <class S>
+MORI_DEVICE_INLINE void barrier(const TeamDevice& t) {
+  S::quiet();
+  sync<S>(t);
+}
+
+// dest <- root's source (bytes), on every member, root included.
+template <class S>
+MORI_DEVICE_INLINE void broadcast(const TeamDevice& t, void* dest, const void* source, size_t bytes, int root) {
+  sync<S>(t);
+  if (bytes) S::get(dest, source, bytes, t.worldPe(root));
+  sync<S>(t);
+}
+
+// dest[j*bytes .. ] <- member j's source (bytes), for every member j.
+template <class S>
+MORI_DEVICE_INLINE void fcollect(const TeamDevice& t, void* dest, const void* source, size_t bytes) {
+  sync<S>(t);
+  if (bytes)
+    for (int k = 0; k < t.size; ++k) {
+      const int j = (t.myIndex + k) % t.size;
+      S::get(static_cast<char*>(dest) + static_cast<size_t>(j) * bytes, source, bytes, t.worldPe(j));
+    }
+  sync<S>(t);
+}
+
+// dest <- the members' sources concatenated in team order; each member's byte count may differ.
+// The counts travel through each member's own count word, read by the others after the entry sync.
+template <class S>
+MORI_DEVICE_INLINE void collect(const TeamDevice& t, void* dest, const void* source, size_t bytes) {
+  uint64_t* count = reinterpret_cast<uint64_t*>(t.slot + kCountOffset);
+  S::sync();
+  if (S::rank() == 0) *count = bytes;
+  sync<S>(t);
+  size_t offset = 0;
+  for (int j = 0; j < t.size; ++j) {
+    const int pe = t.worldPe(j);
+    const size_t n = j == t.myIndex ? bytes : static_cast<size_t>(mori_shmem_uint64_g(count, pe));
+    if (n) S::get(static_cast<char*>(dest) + offset, source, n, pe);
+    offset += n;
+  }
+  sync<S>(t);
+}
+
+// dest block j <- member j's source block <my index> (blocks of `bytes`).
+template <class S>
+MORI_DEVICE_INLINE void alltoall(const TeamDevice& t, void* dest, const void* source, size_t bytes) {
+  sync<S>(t);
+  if (bytes)
+    for (int k = 0; k < t.size; ++k) {
+      const int j = (t.myIndex + k) % t.size;
+      S::get(static_cast<char*>(dest) + static_cast<size_t>(j) * bytes,
+             static_cast<const char*>(source) + static_cast<size_t>(t.myIndex) * bytes, bytes, t.worldPe(j));
+    }
+  sync<S>(t);
+}
+
+// ---- reductions -------------------------------------------------------------------------------
+enum class Op { Sum = 0, Prod, Min, Max, And, Or, Xor };
+
+template <typename T>
+constexpr bool kIsHalf16 = std::is_same_v<T, gpu::half> || std::is_same_v<T, gpu::bfloat16>;
+
+template <Op O, typename T>
+MORI_HOST_DEVICE_INLINE T combine(T a, T b) {
+  if constexpr (kIsHalf16<T>) {
+    // Each step rounds to T: the result is what a chain of T operations gives.
+    const float x = gpu::toFloat(a), y = gpu::toFloat(b);
+    static_assert(O == Op::Sum || O == Op::Prod || O == Op::Min || O == Op::Max, "16-bit floats: arithmetic ops");
+    return gpu::fromFloat<T>(O == Op::Sum    ? x + y
+                             : O == Op::Prod ? x * y
+                             : O == Op::Min  ? (y < x ? y : x)
+                                             : (y > x ? y : x));
+  } else if constexpr (std::is_floating_point_v<T>) {
+    static_assert(O == Op::Sum || O == Op::Prod || O == Op::Min || O == Op::Max, "floating types: arithmetic ops");
+    return O == Op::Sum ? a + b : O == Op::Prod ? a * b : O == Op::Min ? (b < a ? b : a) : (b > a ? b : a);
+  } else {
+    // Integers wrap (computed unsigned: no signed overflow).
+    using U = std::make_unsigned_t<T>;
+    const U x = static_cast<U>(a), y = static_cast<U>(b);
+    switch (O) {
+      case Op::Sum: return static_cast<T>(static_cast<U>(x + y));
+      case Op::Prod: return static_cast<T>(static_cast<U>(x * y));
+      case Op::Min: return b < a ? b : a;
+      case Op::Max: return b > a ? b : a;
+      case Op::And: return static_cast<T>(x & y);
+      case Op::Or: return static_cast<T>(x | y);
+      case Op::Xor: return static_cast<T>(x ^ y);
+    }
+    return a;
+  }
+}
+
+// Members whose source pointers a one-pass reduction keeps in registers.
+constexpr int kOnePassMembers = 8;
+
+// dest[i] = source_0[i] op source_1[i] op ... op source_{n-1}[i] (team order, so every member
+// computes bitwise the same value). dest may equal (or overlap) source.
+//  - every member P2P-reachable, dest apart from source: direct loads of the members' sources
+//    (one pass for teams up to kOnePassMembers, else member by member into dest);
+//  - otherwise chunks of half the scratch: members that are not P2P-reachable are fetched into
+//    the other half by gets; an in-place result is staged and written after a team sync, so no
+//    member reads a source that is already overwritten.
+template <class S, Op O, typename T>
+MORI_DEVICE_INLINE void reduce(const TeamDevice& t, T* dest, const T* source, size_t n) {
+  sync<S>(t);
+  const size_t bytes = n * sizeof(T);
+  const uintptr_t d = reinterpret_cast<uintptr_t>(dest), s = reinterpret_cast<uintptr_t>(source);
+  const bool overlap = n && d < s + bytes && s < d + bytes;
+  bool allP2p = true;
+  for (int j = 0; j < t.size && allP2p; ++j) allP2p = mori_shmem_ptr(source, t.worldPe(j)) != nullptr;
+
+  if (allP2p && !overlap) {
+    if (t.size <= kOnePassMembers) {
+      const T* src[kOnePassMembers];
+      for (int j = 0; j < t.size; ++j) src[j] = static_cast<const T*>(mori_shmem_ptr(source, t.worldPe(j)));
+      for (size_t i = S::rank(); i < n; i += S::size()) {
+        T acc = src[0][i];
+        for (int j = 1; j < kOnePassMembers; ++j)
+          if (j < t.size) acc = combine<O>(acc, src[j][i]);
+        dest[i] = acc;
+      }
+    } else {
+      for (int j = 0; j < t.size; ++j) {
+        const T* p = static_cast<const T*>(mori_shmem_ptr(source, t.worldPe(j)));
+        for (size_t i = S::rank(); i < n; i += S::size()) dest[i] = j ? combine<O>(dest[i], p[i]) : p[i];
+      }
+    }
+    sync<S>(t);
+    return;
+  }
+
+  uint8_t* scratch = t.slot + static_cast<size_t>(t.scratch);
+  T* stage = reinterpret_cast<T*>(scratch);
+  T* fetched = reinterpret_cast<T*>(scratch + kScratchBytes / 2);
+  const size_t chunk = (kScratchBytes / 2) / sizeof(T);
+  for (size_t c0 = 0; c0 < n; c0 += chunk) {
+    const size_t m = n - c0 < chunk ? n - c0 : chunk;
+    T* acc = overlap ? stage : dest + c0;
+    for (int j = 0; j < t.size; ++j) {
+      const int pe = t.worldPe(j);
+      const T* p = static_cast<const T*>(mori_shmem_ptr(source + c0, pe));
+      if (!p) {
+        S::sync();  // every thread is done with the previous fetch
+        S::get(fetched, source + c0, m * sizeof(T), pe);
+        S::sync();
+        p = fetched;
+      }
+      for (size_t i = S::rank(); i < m; i += S::size()) acc[i] = j ? combine<O>(acc[i], p[i]) : p[i];
+    }
+    if (overlap) {
+      sync<S>(t);  // every member has read this chunk of every source
+      for (size_t i = S::rank(); i < m; i += S::size()) dest[c0 + i] = stage[i];
+    }
+  }
+  sync<S>(t);
+}
+
+}  // namespace mori::shmem::team
+#endif

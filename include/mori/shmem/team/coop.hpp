@@ -1,0 +1,43 @@
+// The cooperation scopes of the team collectives as types: every thread of the scope calls with
+// the same arguments; rank()/size() split the work, sync() orders it, and the scope's calls into
+// the point-to-point device API are made at the same scope.
+#pragma once
+
+#include "mori/platform/wave.hpp"
+
+#if MORI_GPU_COMPILER
+namespace mori::shmem::team {
+
+struct Thread {
+  MORI_DEVICE_INLINE static int rank() { return 0; }
+  MORI_DEVICE_INLINE static int size() { return 1; }
+  MORI_DEVICE_INLINE static void sync() {}
+  MORI_DEVICE_INLINE static void get(void* d, const void* s, size_t b, int pe) {
+    mori_shmem_getmem_thread(d, s, b, pe);
+  }
+  MORI_DEVICE_INLINE static void quiet() { mori_shmem_quiet(); }
+};
+
+struct Warp {
+  MORI_DEVICE_INLINE static int rank() { return gpu::laneId(); }
+  MORI_DEVICE_INLINE static int size() { return gpu::waveSize(); }
+  MORI_DEVICE_INLINE static void sync() { gpu::waveSync(~gpu::LaneMask{0}); }
+  MORI_DEVICE_INLINE static void get(void* d, const void* s, size_t b, int pe) { mori_shmem_getmem_warp(d, s, b, pe); }
+  MORI_DEVICE_INLINE static void quiet() {
+    if (rank() == 0) mori_shmem_quiet();
+    sync();
+  }
+};
+
+struct Block {
+  MORI_DEVICE_INLINE static int rank() {
+    return static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+  }
+  MORI_DEVICE_INLINE static int size() { return static_cast<int>(blockDim.x * blockDim.y * blockDim.z); }
+  MORI_DEVICE_INLINE static void sync() { __syncthreads(); }
+  MORI_DEVICE_INLINE static void get(void* d, const void* s, size_t b, int pe) { mori_shmem_getmem_block(d, s, b, pe); }
+  MORI_DEVICE_INLINE static void quiet() { mori_shmem_quiet_block(); }
+};
+
+}  // namespace mori::shmem::team
+#endif

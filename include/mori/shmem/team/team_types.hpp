@@ -1,0 +1,54 @@
+// The team layout the host fills and the GPU reads: one TeamDevice per team handle in a table in
+// device memory, and each team's symmetric sync slot (flags, counters, scratch) in the heap.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mori/platform/device.hpp"
+
+namespace mori::shmem::team {
+
+// Team handles are slot indices: 0 WORLD, 1 NODE, 2 SHARED, user teams above. A PE's table has an
+// entry for every team it is a member of; other entries have size 0.
+constexpr int kMaxTeams = 32;
+constexpr int kPredefinedTeams = 3;
+
+// A team as device code uses it: a value (trivially copyable, kernel-argument sized). Members are
+// world PEs start + i*stride, or members[i] when the set is not an arithmetic progression (NODE
+// on a host whose PEs are interleaved with another host's).
+struct TeamDevice {
+  int32_t start;           // world PE of member 0
+  int32_t stride;          // world PE distance between consecutive members (>= 1)
+  int32_t size;            // members; 0: not a live team on this PE
+  int32_t myIndex;         // this PE's index in the team
+  int32_t handle;          // the team's handle (and sync slot index)
+  int32_t scratch;         // byte offset of the scratch in the slot (scratchOffset(world size))
+  const int32_t* members;  // device array of world PEs, or null (strided)
+  uint8_t* slot;           // this team's symmetric sync slot (same address on every member)
+
+  MORI_HOST_DEVICE_INLINE int worldPe(int index) const { return members ? members[index] : start + index * stride; }
+};
+static_assert(sizeof(TeamDevice) == 40, "TeamDevice is a kernel argument and a table entry");
+
+// Sync slot layout (byte offsets). The epoch and the collect count are written by this PE only;
+// flags are written by peers. Exchange records carry team creation arguments (kExchangeRecord
+// bytes per PE, nPes + 1 records). Scratch stages reductions whose peers are not P2P-reachable
+// and in-place reductions.
+constexpr size_t kEpochOffset = 0;
+constexpr size_t kFlagsOffset = 64;  // 64 rounds of dissemination: any team size
+constexpr int kMaxRounds = 64;
+constexpr size_t kCountOffset = kFlagsOffset + kMaxRounds * 8;  // 576
+constexpr size_t kExchangeOffset = 1024;
+constexpr size_t kExchangeRecord = 64;
+constexpr size_t kScratchBytes = 64 * 1024;
+
+MORI_HOST_DEVICE_INLINE constexpr size_t alignUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
+MORI_HOST_DEVICE_INLINE constexpr size_t scratchOffset(int nPes) {
+  return alignUp(kExchangeOffset + kExchangeRecord * (static_cast<size_t>(nPes) + 1), 256);
+}
+MORI_HOST_DEVICE_INLINE constexpr size_t slotBytes(int nPes) {
+  return alignUp(scratchOffset(nPes) + kScratchBytes, 4096);
+}
+
+}  // namespace mori::shmem::team

@@ -1,0 +1,28 @@
+// Kernels the team layer runs on a stream (shmem/team_kernels.cpp, compiled as GPU code): the
+// host API's collectives, one block each, and the exchange behind team creation.
+#pragma once
+
+#include <stddef.h>
+
+#include "mori/platform/gpu_runtime.hpp"
+#include "mori/shmem/team/team_types.hpp"
+
+namespace mori::shmem::team {
+
+struct CollectiveArgs {
+  TeamDevice team;
+  int kind;  // mori_shmem_collective_t, or 0 sync / -1 barrier
+  void* dest;
+  const void* source;
+  size_t bytes;   // per PE (broadcast, fcollect, collect, alltoall block)
+  size_t nelems;  // reductions
+  int root;
+  int dtype;
+  int op;
+};
+constexpr int kKindSync = 0;
+constexpr int kKindBarrier = -1;
+
+hipError_t launchCollective(const CollectiveArgs& args, hipStream_t stream);
+
+}  // namespace mori::shmem::team

@@ -1,0 +1,427 @@
+// Team collectives on random data, element-exact, on the world team and on strided sub-teams
+// (non-power-of-two sizes at np3/np4, PEs outside the team idle): barrier ordering of puts,
+// broadcast from every root, fcollect, collect with a different count on each PE, alltoall, and
+// reductions (every op, integer and floating types incl. half and bfloat16, in place too), in
+// thread, warp and block scope, by team handle and by team value, and from the host on a stream.
+// Counts from 1 element to several MiB, odd byte counts, and in-place reductions that span
+// several scratch chunks.
+#include <string.h>
+
+#include <functional>
+#include <vector>
+
+#include "tests/gpu/gpu_test_util.hpp"
+
+MORI_TEST_REQUIRES_GPU(2, 1);
+MORI_TEST_WITH_SHMEM();
+
+namespace {
+
+using namespace mori::test;
+using mori::shmem::team::combine;
+using mori::shmem::team::Op;
+
+constexpr int kThreads = 256;
+
+// The teams under test on this job: world, the last n-1 PEs (3 at np4), the even PEs.
+struct Teams {
+  std::vector<mori_shmem_team_t> all;
+  std::vector<mori_shmem_team_t> made;
+  Teams() {
+    const int n = mori_shmem_n_pes();
+    all.push_back(MORI_SHMEM_TEAM_WORLD);
+    mori_shmem_team_t t = MORI_SHMEM_TEAM_INVALID;
+    EXPECT_EQ(mori_shmem_team_split_strided(MORI_SHMEM_TEAM_WORLD, 1, 1, n - 1, nullptr, 0, &t), 0);
+    all.push_back(t);
+    made.push_back(t);
+    t = MORI_SHMEM_TEAM_INVALID;
+    EXPECT_EQ(mori_shmem_team_split_strided(MORI_SHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, nullptr, 0, &t), 0);
+    all.push_back(t);
+    made.push_back(t);
+  }
+  ~Teams() {
+    for (mori_shmem_team_t t : made)
+      if (t != MORI_SHMEM_TEAM_INVALID) EXPECT_EQ(mori_shmem_team_destroy(t), 0);
+  }
+};
+
+// Calls the collective FN at scope SC with the team as handle or value.
+#define CALL_SCOPE(SC, FN, TEAM, ...)                                                               \
+  do {                                                                                              \
+    if constexpr (SC == 0) {                                                                        \
+      if (threadIdx.x == 0) FN##_thread(TEAM, __VA_ARGS__);                                         \
+    } else if constexpr (SC == 1) {                                                                 \
+      if (threadIdx.x < static_cast<unsigned>(mori::gpu::waveSize())) FN##_warp(TEAM, __VA_ARGS__); \
+    } else {                                                                                        \
+      FN##_block(TEAM, __VA_ARGS__);                                                                \
+    }                                                                                               \
+  } while (0)
+#define CALL(SC, FN, ...)                     \
+  do {                                        \
+    if constexpr (BV)                         \
+      CALL_SCOPE(SC, FN, value, __VA_ARGS__); \
+    else                                      \
+      CALL_SCOPE(SC, FN, team, __VA_ARGS__);  \
+  } while (0)
+
+enum Kind { kBroadcast, kFcollect, kCollect, kAlltoall };
+
+template <int SC, int KIND, bool BV>
+__global__ void collKernel(mori_shmem_team_t team, mori_shmem_team_device_t value, void* d, const void* s, size_t bytes,
+                           int root) {
+  if constexpr (KIND == kBroadcast) CALL(SC, mori_shmem_broadcastmem, d, s, bytes, root);
+  if constexpr (KIND == kFcollect) CALL(SC, mori_shmem_fcollectmem, d, s, bytes);
+  if constexpr (KIND == kCollect) CALL(SC, mori_shmem_collectmem, d, s, bytes);
+  if constexpr (KIND == kAlltoall) CALL(SC, mori_shmem_alltoallmem, d, s, bytes);
+  (void)root;
+}
+
+using Launch = std::function<void(mori_shmem_team_t, void*, const void*, size_t, int)>;
+
+template <int SC, int KIND, bool BV>
+Launch deviceLaunch() {
+  return [](mori_shmem_team_t t, void* d, const void* s, size_t bytes, int root) {
+    collKernel<SC, KIND, BV><<<1, kThreads>>>(t, mori_shmem_team_get_device(t), d, s, bytes, root);
+  };
+}
+
+// Host forms on a stream (typed names: bytes of char).
+Launch streamLaunch(int kind, hipStream_t stream) {
+  return [kind, stream](mori_shmem_team_t t, void* d, const void* s, size_t bytes, int root) {
+    char* dc = static_cast<char*>(d);
+    const char* sc = static_cast<const char*>(s);
+    int rc = -1;
+    if (kind == kBroadcast) rc = mori_shmem_char_broadcast_on_stream(t, dc, sc, bytes, root, stream);
+    if (kind == kFcollect) rc = mori_shmem_char_fcollect_on_stream(t, dc, sc, bytes, stream);
+    if (kind == kCollect) rc = mori_shmem_collectmem_on_stream(t, dc, sc, bytes, stream);
+    if (kind == kAlltoall) rc = mori_shmem_char_alltoall_on_stream(t, dc, sc, bytes, stream);
+    EXPECT_EQ(rc, 0);
+  };
+}
+
+// Runs one data collective of `bytes` per member (collect: bytes + 3*index) on `team` and checks
+// every member's dest byte for byte. Returns whether every PE saw the right bytes.
+bool runData(int kind, mori_shmem_team_t team, size_t bytes, const Launch& launch, uint64_t seed) {
+  const int n = mori_shmem_team_n_pes(team) > 0 ? mori_shmem_team_n_pes(team) : 0;
+  int tn = n;
+  MPI_Allreduce(&n, &tn, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);  // every PE sizes alike
+  const size_t maxCount = bytes + 3 * static_cast<size_t>(tn);
+  const size_t srcBytes = kind == kAlltoall ? bytes * tn : maxCount;
+  const size_t dstBytes = kind == kBroadcast ? bytes : (bytes + 3) * tn + 3 * static_cast<size_t>(tn) * tn;
+  char* src = static_cast<char*>(mori_shmem_malloc(srcBytes));
+  char* dst = static_cast<char*>(mori_shmem_malloc(dstBytes));
+  EXPECT_TRUE(src && dst);
+  bool good = true;
+  const int me = mori_shmem_team_my_pe(team);
+  const int roots = kind == kBroadcast ? tn : 1;
+  for (int root = 0; root < roots && src && dst; ++root) {
+    std::vector<char> h(srcBytes), out(dstBytes, 0x5a);
+    const size_t myCount = kind == kCollect ? bytes + 3 * static_cast<size_t>(me) : bytes;
+    for (size_t i = 0; i < srcBytes; ++i) h[i] = static_cast<char>(patternByte(seed + root, me, i));
+    (void)hipMemcpy(src, h.data(), srcBytes, hipMemcpyHostToDevice);
+    (void)hipMemcpy(dst, out.data(), dstBytes, hipMemcpyHostToDevice);
+    if (me >= 0) {
+      launch(team, dst, src, myCount, root);
+      EXPECT_EQ(hipDeviceSynchronize(), hipSuccess);
+      (void)hipMemcpy(out.data(), dst, dstBytes, hipMemcpyDeviceToHost);
+      // Expected: byte i of member j's source is patternByte(seed + root, j, i).
+      size_t bad = 0, first = ~size_t{0};
+      auto expect = [&](size_t at, int j, size_t i) {
+        if (out[at] != static_cast<char>(patternByte(seed + root, j, i)) && bad++ == 0) first = at;
+      };
+      if (kind == kBroadcast) {
+        for (size_t i = 0; i < bytes; ++i) expect(i, root, i);
+      } else if (kind == kFcollect) {
+        for (int j = 0; j < n; ++j)
+          for (size_t i = 0; i < bytes; ++i) expect(j * bytes + i, j, i);
+      } else if (kind == kCollect) {
+        size_t off = 0;
+        for (int j = 0; j < n; ++j) {
+          const size_t c = bytes + 3 * static_cast<size_t>(j);
+          for (size_t i = 0; i < c; ++i) expect(off + i, j, i);
+          off += c;
+        }
+        if (out[off] != 0x5a && bad++ == 0) first = off;  // nothing past the end
+      } else {
+        for (int j = 0; j < n; ++j)
+          for (size_t i = 0; i < bytes; ++i) expect(j * bytes + i, j, me * bytes + i);
+      }
+      if (bad) {
+        ADD_FAILURE() << "kind " << kind << " team " << team << " (" << n << " PEs) " << bytes << " bytes root " << root
+                      << ": " << bad << " bad bytes, first at " << first << " on team PE " << me;
+        good = false;
+      }
+    }
+  }
+  mori_shmem_free(dst);
+  mori_shmem_free(src);
+  return allTrue(good);
+}
+
+template <int SC, bool BV>
+void dataAllKinds(const std::vector<size_t>& sizes) {
+  Teams teams;
+  uint64_t seed = 100 + SC * 10 + BV;
+  for (mori_shmem_team_t t : teams.all)
+    for (size_t b : sizes) {
+      ASSERT_TRUE(runData(kBroadcast, t, b, deviceLaunch<SC, kBroadcast, BV>(), seed++));
+      ASSERT_TRUE(runData(kFcollect, t, b, deviceLaunch<SC, kFcollect, BV>(), seed++));
+      ASSERT_TRUE(runData(kCollect, t, b, deviceLaunch<SC, kCollect, BV>(), seed++));
+      ASSERT_TRUE(runData(kAlltoall, t, b, deviceLaunch<SC, kAlltoall, BV>(), seed++));
+    }
+}
+
+TEST(Collectives, DataBlockScope) { dataAllKinds<2, false>({1, 7, 4093, (1u << 20) + 3}); }
+TEST(Collectives, DataBlockScopeByValue) { dataAllKinds<2, true>({5, 65536}); }
+TEST(Collectives, DataWarpScope) { dataAllKinds<1, false>({1, 33, 70001}); }
+TEST(Collectives, DataThreadScope) { dataAllKinds<0, true>({1, 16, 999}); }
+
+TEST(Collectives, DataOnStream) {
+  Teams teams;
+  hipStream_t s;
+  ASSERT_EQ(hipStreamCreateWithFlags(&s, hipStreamNonBlocking), hipSuccess);
+  uint64_t seed = 900;
+  for (mori_shmem_team_t t : teams.all)
+    for (size_t b : {size_t{1}, size_t{4097}, size_t{3} << 20})
+      for (int kind : {kBroadcast, kFcollect, kCollect, kAlltoall})
+        ASSERT_TRUE(runData(kind, t, b, streamLaunch(kind, s), seed++)) << "kind " << kind << " bytes " << b;
+  ASSERT_EQ(hipStreamDestroy(s), hipSuccess);
+}
+
+// ---- reductions ---------------------------------------------------------------------------------
+
+template <typename T>
+T valueFor(uint64_t seed, int pe, size_t i, Op op) {
+  const uint64_t r = mix(seed * 0x100000001b3ull + static_cast<uint64_t>(pe) * 0x9e3779b1ull + i);
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(r);
+  } else {
+    // Small integers: every order of operations gives the same exact value in every type.
+    const float v = op == Op::Prod ? static_cast<float>(1 + r % 3) : static_cast<float>(static_cast<int>(r % 17) - 8);
+    if constexpr (mori::shmem::team::kIsHalf16<T>)
+      return mori::gpu::fromFloat<T>(v);
+    else
+      return static_cast<T>(v);
+  }
+}
+
+using ReduceLaunch = std::function<void(mori_shmem_team_t, void*, const void*, size_t)>;
+
+template <typename T, Op O>
+bool runReduce(mori_shmem_team_t team, size_t n, bool inPlace, const ReduceLaunch& launch, uint64_t seed,
+               const char* what) {
+  T* src = static_cast<T*>(mori_shmem_malloc(n * sizeof(T)));
+  T* dst = inPlace ? src : static_cast<T*>(mori_shmem_malloc(n * sizeof(T)));
+  EXPECT_TRUE(src && dst);
+  bool good = true;
+  const int me = mori_shmem_team_my_pe(team), tn = mori_shmem_team_n_pes(team);
+  if (src && dst && me >= 0) {
+    std::vector<T> h(n), out(n);
+    for (size_t i = 0; i < n; ++i) h[i] = valueFor<T>(seed, me, i, O);
+    (void)hipMemcpy(src, h.data(), n * sizeof(T), hipMemcpyHostToDevice);
+    if (!inPlace) (void)hipMemset(dst, 0x77, n * sizeof(T));
+    launch(team, dst, src, n);
+    EXPECT_EQ(hipDeviceSynchronize(), hipSuccess);
+    (void)hipMemcpy(out.data(), dst, n * sizeof(T), hipMemcpyDeviceToHost);
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < n; ++i) {
+      T want = valueFor<T>(seed, 0, i, O);
+      for (int j = 1; j < tn; ++j) want = combine<O>(want, valueFor<T>(seed, j, i, O));
+      if (memcmp(&want, &out[i], sizeof(T)) != 0 && bad++ == 0) first = i;
+    }
+    if (bad) {
+      ADD_FAILURE() << what << " op " << static_cast<int>(O) << " team " << team << " (" << tn << " PEs) n " << n
+                    << (inPlace ? " in place" : "") << ": " << bad << " bad elements, first at " << first
+                    << " on team PE " << me;
+      good = false;
+    }
+  }
+  if (!inPlace) mori_shmem_free(dst);
+  mori_shmem_free(src);
+  return allTrue(good);
+}
+
+// A kernel and a host launcher per (type, op) and scope, through the public names.
+#define REDUCE_CASE(NAME, T, OPNAME, OPV)                                                                              \
+  template <int SC, bool BV>                                                                                           \
+  __global__ void reduceKernel_##NAME##_##OPNAME(mori_shmem_team_t team, mori_shmem_team_device_t value, T* d,         \
+                                                 const T* s, size_t n) {                                               \
+    CALL(SC, mori_shmem_##NAME##_##OPNAME##_reduce, d, s, n);                                                          \
+  }                                                                                                                    \
+  template <int SC, bool BV>                                                                                           \
+  ReduceLaunch reduceDevice_##NAME##_##OPNAME() {                                                                      \
+    return [](mori_shmem_team_t t, void* d, const void* s, size_t n) {                                                 \
+      reduceKernel_##NAME##_##OPNAME<SC, BV>                                                                           \
+          <<<1, kThreads>>>(t, mori_shmem_team_get_device(t), static_cast<T*>(d), static_cast<const T*>(s), n);        \
+    };                                                                                                                 \
+  }                                                                                                                    \
+  ReduceLaunch reduceStream_##NAME##_##OPNAME(hipStream_t stream) {                                                    \
+    return [stream](mori_shmem_team_t t, void* d, const void* s, size_t n) {                                           \
+      EXPECT_EQ(                                                                                                       \
+          mori_shmem_##NAME##_##OPNAME##_reduce_on_stream(t, static_cast<T*>(d), static_cast<const T*>(s), n, stream), \
+          0);                                                                                                          \
+    };                                                                                                                 \
+  }                                                                                                                    \
+  void reduceAll_##NAME##_##OPNAME(const std::vector<size_t>& sizes, int scopes, bool inPlace) {                       \
+    Teams teams;                                                                                                       \
+    hipStream_t stream;                                                                                                \
+    ASSERT_EQ(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking), hipSuccess);                                    \
+    uint64_t seed = 7000;                                                                                              \
+    for (mori_shmem_team_t t : teams.all)                                                                              \
+      for (size_t n : sizes) {                                                                                         \
+        ASSERT_TRUE((runReduce<T, Op::OPV>(t, n, inPlace, reduceDevice_##NAME##_##OPNAME<2, false>(), seed++,          \
+                                           #NAME " block")));                                                          \
+        ASSERT_TRUE((runReduce<T, Op::OPV>(t, n, inPlace, reduceStream_##NAME##_##OPNAME(stream), seed++,              \
+                                           #NAME " on_stream")));                                                      \
+        if (scopes > 1 && n < 100000) {                                                                                \
+          ASSERT_TRUE((runReduce<T, Op::OPV>(t, n, inPlace, reduceDevice_##NAME##_##OPNAME<1, true>(), seed++,         \
+                                             #NAME " warp")));                                                         \
+          ASSERT_TRUE((runReduce<T, Op::OPV>(t, n, inPlace, reduceDevice_##NAME##_##OPNAME<0, false>(), seed++,        \
+                                             #NAME " thread")));                                                       \
+        }                                                                                                              \
+      }                                                                                                                \
+    ASSERT_EQ(hipStreamDestroy(stream), hipSuccess);                                                                   \
+  }
+
+REDUCE_CASE(int, int, sum, Sum)
+REDUCE_CASE(int, int, prod, Prod)
+REDUCE_CASE(int, int, min, Min)
+REDUCE_CASE(int, int, max, Max)
+REDUCE_CASE(int, int, and, And)
+REDUCE_CASE(int, int, or, Or)
+REDUCE_CASE(int, int, xor, Xor)
+REDUCE_CASE(uint8, uint8_t, sum, Sum)
+REDUCE_CASE(uint8, uint8_t, xor, Xor)
+REDUCE_CASE(int64, int64_t, prod, Prod)
+REDUCE_CASE(uint64, uint64_t, max, Max)
+REDUCE_CASE(short, short, min, Min)
+REDUCE_CASE(float, float, sum, Sum)
+REDUCE_CASE(float, float, prod, Prod)
+REDUCE_CASE(float, float, max, Max)
+REDUCE_CASE(double, double, min, Min)
+REDUCE_CASE(double, double, sum, Sum)
+REDUCE_CASE(half, mori_shmem_half_t, sum, Sum)
+REDUCE_CASE(half, mori_shmem_half_t, prod, Prod)
+REDUCE_CASE(half, mori_shmem_half_t, min, Min)
+REDUCE_CASE(bfloat16, mori_shmem_bfloat16_t, sum, Sum)
+REDUCE_CASE(bfloat16, mori_shmem_bfloat16_t, max, Max)
+
+const std::vector<size_t> kSizes{1, 3, 1000, 65537, size_t{1} << 22};
+const std::vector<size_t> kSmall{1, 129, 40000};
+
+TEST(Reduce, IntEveryOpEveryScope) {
+  reduceAll_int_sum(kSizes, 3, false);
+  reduceAll_int_prod(kSmall, 3, false);
+  reduceAll_int_min(kSmall, 3, false);
+  reduceAll_int_max(kSmall, 1, false);
+  reduceAll_int_and(kSmall, 1, false);
+  reduceAll_int_or(kSmall, 3, false);
+  reduceAll_int_xor(kSmall, 1, false);
+}
+TEST(Reduce, OtherIntegers) {
+  reduceAll_uint8_sum(kSizes, 1, false);
+  reduceAll_uint8_xor(kSmall, 3, false);
+  reduceAll_int64_prod(kSmall, 1, false);
+  reduceAll_uint64_max(kSmall, 3, false);
+  reduceAll_short_min(kSmall, 1, false);
+}
+TEST(Reduce, Floating) {
+  reduceAll_float_sum(kSizes, 3, false);
+  reduceAll_float_prod(kSmall, 1, false);
+  reduceAll_float_max(kSmall, 1, false);
+  reduceAll_double_min(kSmall, 3, false);
+  reduceAll_double_sum(kSmall, 1, false);
+}
+TEST(Reduce, HalfAndBfloat16) {
+  reduceAll_half_sum(kSizes, 3, false);
+  reduceAll_half_prod(kSmall, 1, false);
+  reduceAll_half_min(kSmall, 1, false);
+  reduceAll_bfloat16_sum(kSizes, 3, false);
+  reduceAll_bfloat16_max(kSmall, 1, false);
+}
+// dest == source: staged through the scratch in chunks (65537 ints: several chunks).
+TEST(Reduce, InPlace) {
+  reduceAll_int_sum({1, 5000, 65537, 300000}, 3, true);
+  reduceAll_float_sum({7, 100001}, 1, true);
+  reduceAll_half_sum({3, 70001}, 1, true);
+}
+
+// ---- barrier -----------------------------------------------------------------------------------
+
+#define CALL_SCOPE0(SC, FN, TEAM)                                                      \
+  do {                                                                                 \
+    if constexpr (SC == 0) {                                                           \
+      if (threadIdx.x == 0) FN##_thread(TEAM);                                         \
+    } else if constexpr (SC == 1) {                                                    \
+      if (threadIdx.x < static_cast<unsigned>(mori::gpu::waveSize())) FN##_warp(TEAM); \
+    } else {                                                                           \
+      FN##_block(TEAM);                                                                \
+    }                                                                                  \
+  } while (0)
+#define CALL0(SC, FN)             \
+  do {                            \
+    if constexpr (BV)             \
+      CALL_SCOPE0(SC, FN, value); \
+    else                          \
+      CALL_SCOPE0(SC, FN, team);  \
+  } while (0)
+
+// Round r: each member writes r into its successor's slots[me] with a p, then a barrier (odd
+// rounds) or quiet + team_sync (even rounds); afterwards its predecessor's round-r write must be
+// visible. A team sync before the next round keeps writers from running ahead of readers.
+template <int SC, bool BV>
+__global__ void barrierKernel(mori_shmem_team_t team, mori_shmem_team_device_t value, int* slots, int rounds,
+                              int* bad) {
+  const int me = mori_shmem_team_my_pe(value), n = mori_shmem_team_n_pes(value);
+  const int next = value.worldPe((me + 1) % n);
+  const int prev = (me + n - 1) % n;
+  for (int r = 1; r <= rounds; ++r) {
+    if (threadIdx.x == 0) mori_shmem_int_p(slots + me, r, next);
+    if constexpr (SC == 2) __syncthreads();
+    if (r & 1) {
+      CALL0(SC, mori_shmem_barrier);
+    } else {
+      if (threadIdx.x == 0) mori_shmem_quiet();
+      if constexpr (SC == 2) __syncthreads();
+      CALL0(SC, mori_shmem_team_sync);
+    }
+    if (threadIdx.x == 0 && *reinterpret_cast<volatile int*>(slots + prev) != r) atomicAdd(bad, 1);
+    CALL0(SC, mori_shmem_team_sync);
+  }
+}
+
+template <int SC, bool BV>
+void barrierCase() {
+  Teams teams;
+  for (mori_shmem_team_t t : teams.all) {
+    int* slots = static_cast<int*>(mori_shmem_calloc(64, sizeof(int)));
+    ASSERT_NE(slots, nullptr);
+    int* bad = nullptr;
+    ASSERT_EQ(hipMalloc(&bad, sizeof(int)), hipSuccess);
+    ASSERT_EQ(hipMemset(bad, 0, sizeof(int)), hipSuccess);
+    int h = 0;
+    if (mori_shmem_team_my_pe(t) >= 0) {
+      barrierKernel<SC, BV><<<1, kThreads>>>(t, mori_shmem_team_get_device(t), slots, 200, bad);
+      ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+      ASSERT_EQ(hipMemcpy(&h, bad, sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+      EXPECT_EQ(h, 0) << "team " << t << ": " << h << " rounds saw a stale predecessor write";
+    }
+    ASSERT_EQ(hipFree(bad), hipSuccess);
+    // Host forms too, in sequence with the device ones.
+    if (mori_shmem_team_my_pe(t) >= 0) {
+      EXPECT_EQ(mori_shmem_barrier(t), 0);
+      EXPECT_EQ(mori_shmem_team_sync(t), 0);
+      EXPECT_EQ(mori_shmem_barrier_on_stream(t, nullptr), 0);
+      EXPECT_EQ(mori_shmem_team_sync_on_stream(t, nullptr), 0);
+      EXPECT_EQ(hipDeviceSynchronize(), hipSuccess);
+    }
+    mori_shmem_free(slots);
+    ASSERT_TRUE(allTrue(h == 0));
+  }
+}
+
+TEST(Barrier, BlockScope) { barrierCase<2, false>(); }
+TEST(Barrier, WarpScopeByValue) { barrierCase<1, true>(); }
+TEST(Barrier, ThreadScope) { barrierCase<0, false>(); }
+
+}  // namespace

@@ -1,0 +1,162 @@
+// An NVSHMEM-style program built through <mori/nvshmem.h>: every SHMEM call below is spelled as in
+// NVSHMEM (puts, put-with-signal, p/g, atomics, waits, teams, device and on-stream collectives,
+// host collectives); only the include differs (and the GPU runtime is spelled hip*, the suite's
+// portable spelling, so that the AMD build compiles the same file). The harness (gtest, verdict over PEs) is the test
+// suite's. Random data, checked exactly on every PE.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <vector>
+
+#include "mori/nvshmem.h"
+#include "mori/platform/gpu_runtime.hpp"
+#include "tests/support/test_env.hpp"
+
+MORI_TEST_REQUIRES_GPU(2, 1);
+
+namespace {
+
+__host__ __device__ inline uint32_t value(uint32_t seed, int pe, uint32_t i) {
+  uint32_t x = seed * 2654435761u + static_cast<uint32_t>(pe) * 40503u + i * 2246822519u;
+  x ^= x >> 15;
+  x *= 2246822519u;
+  return x ^ (x >> 13);
+}
+
+// Ring: each PE puts its block into its successor's buffer with a signal, waits for its
+// predecessor's, checks it; p/g and atomics on PE 0's counter; a team barrier closes.
+__global__ void ringKernel(uint32_t* buf, uint32_t* src, uint64_t* sig, unsigned long long* counter, int* pv, size_t n,
+                           uint32_t seed, int* bad) {
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
+  for (size_t i = threadIdx.x; i < n; i += blockDim.x) src[i] = value(seed, me, static_cast<uint32_t>(i));
+  __syncthreads();
+  nvshmemx_putmem_signal_nbi_block(buf, src, n * sizeof(uint32_t), sig, 1, NVSHMEM_SIGNAL_ADD, next);
+  if (threadIdx.x == 0) {
+    nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, 1);
+    nvshmem_int_p(pv, me + 100, next);
+    nvshmem_ulonglong_atomic_add(counter, static_cast<unsigned long long>(me + 1), 0);
+    (void)nvshmem_ulonglong_atomic_fetch_add(counter, 1ull, 0);
+  }
+  __syncthreads();
+  for (size_t i = threadIdx.x; i < n; i += blockDim.x)
+    if (buf[i] != value(seed, prev, static_cast<uint32_t>(i))) atomicAdd(bad, 1);
+  nvshmemx_barrier_block(NVSHMEM_TEAM_WORLD);
+  if (threadIdx.x == 0) {
+    nvshmem_int_wait_until(pv, NVSHMEM_CMP_EQ, prev + 100);
+    if (nvshmem_int_g(pv, next) != me + 100) atomicAdd(bad, 1);
+    const unsigned long long want = static_cast<unsigned long long>(npes) * (npes + 1) / 2 + npes;
+    if (nvshmem_ulonglong_atomic_fetch(counter, 0) != want) atomicAdd(bad, 1);
+  }
+  nvshmemx_barrier_block(NVSHMEM_TEAM_WORLD);
+}
+
+// Device collectives on a split team: team queries, int sum reduce (block), float fcollect
+// (warp), long broadcast (thread, from the last member), int alltoall (block).
+__global__ void teamKernel(nvshmem_team_t team, int* isrc, int* idst, float* fsrc, float* fdst, long* l, int* a2a,
+                           int* a2aout, size_t n, int* bad) {
+  const int me = nvshmem_team_my_pe(team), tn = nvshmem_team_n_pes(team);
+  if (threadIdx.x == 0 && nvshmem_team_translate_pe(team, me, NVSHMEM_TEAM_WORLD) != nvshmem_my_pe()) atomicAdd(bad, 1);
+  nvshmemx_int_sum_reduce_block(team, idst, isrc, n);
+  for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
+    int want = 0;
+    for (int j = 0; j < tn; ++j) want += static_cast<int>(i) * (j + 1);
+    if (idst[i] != want) atomicAdd(bad, 1);
+  }
+  if (threadIdx.x < static_cast<unsigned>(warpSize)) nvshmemx_float_fcollect_warp(team, fdst, fsrc, n);
+  __syncthreads();
+  for (size_t i = threadIdx.x; i < n * tn; i += blockDim.x)
+    if (fdst[i] != static_cast<float>(i / n) + 0.5f) atomicAdd(bad, 1);
+  if (threadIdx.x == 0) {
+    nvshmem_long_broadcast(team, l, l + 1, 1, tn - 1);
+    if (l[0] != 1000 + tn - 1) atomicAdd(bad, 1);
+    nvshmem_team_sync(team);
+  }
+  __syncthreads();
+  nvshmemx_int_alltoall_block(team, a2aout, a2a, 2);
+  for (int j = threadIdx.x; j < 2 * tn; j += blockDim.x)
+    if (a2aout[j] != (j / 2) * 1000 + me * 2 + (j % 2)) atomicAdd(bad, 1);
+  nvshmemx_barrier_block(team);
+}
+
+TEST(NvshmemCompat, NvshmemStyleProgram) {
+  nvshmem_init();
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  int* bad = nullptr;
+  ASSERT_EQ(hipMalloc(&bad, sizeof(int)), hipSuccess);
+  ASSERT_EQ(hipMemset(bad, 0, sizeof(int)), hipSuccess);
+
+  const size_t n = 10007;
+  uint32_t* buf = static_cast<uint32_t*>(nvshmem_malloc(n * sizeof(uint32_t)));
+  uint32_t* src = static_cast<uint32_t*>(nvshmem_malloc(n * sizeof(uint32_t)));
+  uint64_t* sig = static_cast<uint64_t*>(nvshmem_calloc(1, sizeof(uint64_t)));
+  unsigned long long* counter = static_cast<unsigned long long*>(nvshmem_calloc(1, sizeof(unsigned long long)));
+  int* pv = static_cast<int*>(nvshmem_calloc(1, sizeof(int)));
+  ASSERT_TRUE(buf && src && sig && counter && pv);
+  nvshmem_barrier_all();
+  ringKernel<<<1, 256>>>(buf, src, sig, counter, pv, n, 77, bad);
+  ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+
+  // Teams: the world minus PE 0 when there are 3+ PEs, else the world.
+  nvshmem_team_t team = NVSHMEM_TEAM_INVALID;
+  nvshmem_team_config_t cfg{};
+  const int start = npes > 2 ? 1 : 0;
+  ASSERT_EQ(nvshmem_team_split_strided(NVSHMEM_TEAM_WORLD, start, 1, npes - start, &cfg, 0, &team), 0);
+  const size_t m = 301;
+  int* isrc = static_cast<int*>(nvshmem_malloc(m * sizeof(int)));
+  int* idst = static_cast<int*>(nvshmem_malloc(m * sizeof(int)));
+  float* fsrc = static_cast<float*>(nvshmem_malloc(m * sizeof(float)));
+  float* fdst = static_cast<float*>(nvshmem_malloc(m * npes * sizeof(float)));
+  long* l = static_cast<long*>(nvshmem_malloc(2 * sizeof(long)));
+  int* a2a = static_cast<int*>(nvshmem_malloc(2 * npes * sizeof(int)));
+  int* a2aout = static_cast<int*>(nvshmem_malloc(2 * npes * sizeof(int)));
+  if (team != NVSHMEM_TEAM_INVALID) {
+    const int tme = nvshmem_team_my_pe(team), tn = nvshmem_team_n_pes(team);
+    std::vector<int> hi(m);
+    std::vector<float> hf(m);
+    for (size_t i = 0; i < m; ++i) {
+      hi[i] = static_cast<int>(i) * (tme + 1);
+      hf[i] = static_cast<float>(tme) + 0.5f;
+    }
+    long hl[2] = {0, 1000 + tme};
+    std::vector<int> ha(2 * tn);
+    for (int j = 0; j < 2 * tn; ++j) ha[j] = tme * 1000 + j;
+    ASSERT_EQ(hipMemcpy(isrc, hi.data(), m * sizeof(int), hipMemcpyHostToDevice), hipSuccess);
+    ASSERT_EQ(hipMemcpy(fsrc, hf.data(), m * sizeof(float), hipMemcpyHostToDevice), hipSuccess);
+    ASSERT_EQ(hipMemcpy(l, hl, sizeof(hl), hipMemcpyHostToDevice), hipSuccess);
+    ASSERT_EQ(hipMemcpy(a2a, ha.data(), ha.size() * sizeof(int), hipMemcpyHostToDevice), hipSuccess);
+    teamKernel<<<1, 128>>>(team, isrc, idst, fsrc, fdst, l, a2a, a2aout, m, bad);
+    ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+
+    // Host forms: on a stream, then blocking.
+    hipStream_t s;
+    ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
+    ASSERT_EQ(nvshmemx_float_max_reduce_on_stream(team, fdst, fsrc, m, s), 0);
+    ASSERT_EQ(nvshmemx_barrier_on_stream(team, s), 0);
+    ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+    std::vector<float> got(m);
+    ASSERT_EQ(hipMemcpy(got.data(), fdst, m * sizeof(float), hipMemcpyDeviceToHost), hipSuccess);
+    for (size_t i = 0; i < m; ++i) ASSERT_EQ(got[i], static_cast<float>(tn - 1) + 0.5f) << i;
+    ASSERT_EQ(nvshmem_int_fcollect(team, idst, isrc, 1), 0);
+    std::vector<int> gi(tn);
+    ASSERT_EQ(hipMemcpy(gi.data(), idst, tn * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+    for (int j = 0; j < tn; ++j) EXPECT_EQ(gi[j], 0);
+    ASSERT_EQ(nvshmem_barrier(team), 0);
+    ASSERT_EQ(hipStreamDestroy(s), hipSuccess);
+    nvshmem_team_destroy(team);
+  }
+  nvshmemx_barrier_all_on_stream(nullptr);
+  ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+  int h = -1;
+  ASSERT_EQ(hipMemcpy(&h, bad, sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(h, 0) << "PE " << me << ": " << h << " mismatches";
+  for (void* p :
+       {static_cast<void*>(a2aout), static_cast<void*>(a2a), static_cast<void*>(l), static_cast<void*>(fdst),
+        static_cast<void*>(fsrc), static_cast<void*>(idst), static_cast<void*>(isrc), static_cast<void*>(pv),
+        static_cast<void*>(counter), static_cast<void*>(sig), static_cast<void*>(src), static_cast<void*>(buf)})
+    nvshmem_free(p);
+  ASSERT_EQ(hipFree(bad), hipSuccess);
+  nvshmem_finalize();
+}
+
+}  // namespace
