@@ -17,6 +17,7 @@
 
 #include "mori/platform/gpu_runtime.hpp"
 #include "mori/transport/sdma/sdma_ops.hpp"
+#include "tests/gpu/sdma/sdma_test_scopes.hpp"
 #include "tests/support/dma_model/dma_model.hpp"
 #include "tests/support/test_env.hpp"
 #include "transport/sdma/sdma_queues.hpp"
@@ -35,28 +36,6 @@ namespace {
 
 using sdma::AtomicOp;
 using sdma::SdmaPeerDevice;
-
-// The device API's scope shapes, declared here (the tests need no SHMEM runtime).
-struct ThreadG {
-  __device__ static int rank() { return 0; }
-  __device__ static int size() { return 1; }
-  __device__ static void sync() {}
-  __device__ static uint64_t unit() { return blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; }
-};
-struct WarpG {
-  __device__ static int rank() { return gpu::laneId(); }
-  __device__ static int size() { return gpu::waveSize(); }
-  __device__ static void sync() { gpu::waveSync(~gpu::LaneMask{0}); }
-  __device__ static uint64_t unit() {
-    return (blockIdx.x * uint64_t{blockDim.x} + threadIdx.x) / static_cast<uint64_t>(gpu::waveSize());
-  }
-};
-struct BlockG {
-  __device__ static int rank() { return static_cast<int>(threadIdx.x); }
-  __device__ static int size() { return static_cast<int>(blockDim.x); }
-  __device__ static void sync() { __syncthreads(); }
-  __device__ static uint64_t unit() { return blockIdx.x; }
-};
 
 __host__ __device__ inline uint64_t mix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;

@@ -9,6 +9,7 @@
 
 #include "mori/platform/gpu_runtime.hpp"
 #include "mori/transport/sdma/sdma_ops.hpp"
+#include "tests/gpu/sdma/sdma_test_scopes.hpp"
 #include "tests/support/dma_model/dma_model.hpp"
 #include "tests/support/test_env.hpp"
 #include "transport/sdma/sdma_queues.hpp"
@@ -18,16 +19,10 @@ MORI_TEST_REQUIRES_GPU_FAULTS(1);
 namespace mori::test::dma {
 namespace {
 
-struct OneThread {
-  __device__ static int rank() { return 0; }
-  __device__ static int size() { return 1; }
-  __device__ static void sync() {}
-};
-
 // `puts` thread-scope puts of 64 bytes, then quiet.
 __global__ void putsThenQuiet(sdma::SdmaPeerDevice peer, uint8_t* dst, const uint8_t* src, int puts) {
-  for (int i = 0; i < puts; ++i) sdma::put<OneThread>(peer, dst + 64 * i, src + 64 * i, 64);
-  sdma::quiet<OneThread>(peer);
+  for (int i = 0; i < puts; ++i) sdma::put<ThreadG>(peer, dst + 64 * i, src + 64 * i, 64);
+  sdma::quiet<ThreadG>(peer);
 }
 
 void expectStopsWithin(int puts, uint32_t slots) {
