@@ -43,6 +43,8 @@ declare -A kernels=(
   [all_gather]="allGatherPut allGatherOnDevice checkGathered addToEveryPe"
   [ping_pong]="pingPong addToEveryPe"
   [atomic_counter]="takeTickets sendTicketsToPe0 addToEveryPe"
+  [allreduce]="customAllReduce libraryAllReduce addToEveryPe"
+  [team_pipeline]="producer consumer addToEveryPe"
 )
 
 echo "== installing $main_build into $prefix"
@@ -133,7 +135,7 @@ EOF
 }
 
 echo "== checking the programs"
-for exe_name in ring_put_signal all_gather ping_pong atomic_counter; do
+for exe_name in ring_put_signal all_gather ping_pong atomic_counter allreduce team_pipeline; do
   exe=$build/$exe_name
   if [[ ! -x $exe ]]; then
     fail "$exe_name was not built"
