@@ -20,6 +20,10 @@
  */
 #pragma once
 
+// Translation units built with MORI_SHMEM_HOST_ONLY see mori_shmem_ptr and the team queries as
+// host functions only (mori/shmem.h): the collectives, which call them in device code, are left
+// out there.
+#if !defined(MORI_SHMEM_HOST_ONLY)
 #include "mori/shmem/team/collectives.hpp"
 
 namespace mori::shmem::team {
@@ -107,3 +111,5 @@ MORI_SHMEM_REDUCE_HALF_TYPES(MORI_SHMEMI_REDUCE_HOST_FLOAT)
 MORI_SHMEM_REDUCE_INT_TYPES(MORI_SHMEMI_TEAM_REDUCE_INT)
 MORI_SHMEM_REDUCE_FLOAT_TYPES(MORI_SHMEMI_TEAM_REDUCE_FLOAT)
 MORI_SHMEM_REDUCE_HALF_TYPES(MORI_SHMEMI_TEAM_REDUCE_FLOAT)
+
+#endif  // !MORI_SHMEM_HOST_ONLY
