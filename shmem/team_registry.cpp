@@ -15,6 +15,9 @@
 namespace mori::shmem {
 namespace {
 
+static_assert(team::kMaxTeams == MORI_SHMEM_MAX_TEAMS, "the C API states the device table's size");
+static_assert(team::kMaxTeams <= 32, "free slots travel as a 32-bit mask (SplitRecord::freeSlots)");
+
 // The GPU modules that include the team API, each with its binder (team_binding.hpp).
 struct Binders {
   std::mutex mutex;
