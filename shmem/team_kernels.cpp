@@ -26,30 +26,11 @@ __global__ __launch_bounds__(kThreads) void collectiveKernel(CollectiveArgs a) {
   }
 }
 
-template <Op O, typename T>
-MORI_DEVICE_INLINE void reduceAs(const CollectiveArgs& a) {
-  reduce<Block, O, T>(a.team, static_cast<T*>(a.dest), static_cast<const T*>(a.source), a.nelems);
-}
-
+// One kernel per element type; the operation is chosen per call (AnyOp).
 template <typename T>
 __global__ __launch_bounds__(kThreads) void reduceKernel(CollectiveArgs a) {
-  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {  // launched for min and max only
-    if (a.op == MORI_SHMEM_REDUCE_MIN) reduceAs<Op::Min, T>(a);
-    if (a.op == MORI_SHMEM_REDUCE_MAX) reduceAs<Op::Max, T>(a);
-  } else {
-    switch (a.op) {
-      case MORI_SHMEM_REDUCE_SUM: reduceAs<Op::Sum, T>(a); break;
-      case MORI_SHMEM_REDUCE_PROD: reduceAs<Op::Prod, T>(a); break;
-      case MORI_SHMEM_REDUCE_MIN: reduceAs<Op::Min, T>(a); break;
-      case MORI_SHMEM_REDUCE_MAX: reduceAs<Op::Max, T>(a); break;
-      default:
-        if constexpr (std::is_integral_v<T>) {
-          if (a.op == MORI_SHMEM_REDUCE_AND) reduceAs<Op::And, T>(a);
-          if (a.op == MORI_SHMEM_REDUCE_OR) reduceAs<Op::Or, T>(a);
-          if (a.op == MORI_SHMEM_REDUCE_XOR) reduceAs<Op::Xor, T>(a);
-        }
-    }
-  }
+  reduceWith<Block>(a.team, static_cast<T*>(a.dest), static_cast<const T*>(a.source), a.nelems,
+                    AnyOp{static_cast<Op>(a.op)});
 }
 
 template <typename T>
@@ -65,14 +46,11 @@ hipError_t launchCollective(const CollectiveArgs& a, hipStream_t stream) {
     collectiveKernel<<<1, kThreads, 0, stream>>>(a);
     return hipGetLastError();
   }
-  // Sum, prod and the bitwise ops give the same bits on signed and unsigned integers of one
-  // width (two's complement, wrapping): those run as unsigned, which halves the integer kernels.
-  const bool ordered = a.op == MORI_SHMEM_REDUCE_MIN || a.op == MORI_SHMEM_REDUCE_MAX;
   switch (a.dtype) {
-    case MORI_SHMEM_DTYPE_INT8: return ordered ? launchReduce<int8_t>(a, stream) : launchReduce<uint8_t>(a, stream);
-    case MORI_SHMEM_DTYPE_INT16: return ordered ? launchReduce<int16_t>(a, stream) : launchReduce<uint16_t>(a, stream);
-    case MORI_SHMEM_DTYPE_INT32: return ordered ? launchReduce<int32_t>(a, stream) : launchReduce<uint32_t>(a, stream);
-    case MORI_SHMEM_DTYPE_INT64: return ordered ? launchReduce<int64_t>(a, stream) : launchReduce<uint64_t>(a, stream);
+    case MORI_SHMEM_DTYPE_INT8: return launchReduce<int8_t>(a, stream);
+    case MORI_SHMEM_DTYPE_INT16: return launchReduce<int16_t>(a, stream);
+    case MORI_SHMEM_DTYPE_INT32: return launchReduce<int32_t>(a, stream);
+    case MORI_SHMEM_DTYPE_INT64: return launchReduce<int64_t>(a, stream);
     case MORI_SHMEM_DTYPE_UINT8: return launchReduce<uint8_t>(a, stream);
     case MORI_SHMEM_DTYPE_UINT16: return launchReduce<uint16_t>(a, stream);
     case MORI_SHMEM_DTYPE_UINT32: return launchReduce<uint32_t>(a, stream);

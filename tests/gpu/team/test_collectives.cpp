@@ -262,7 +262,8 @@ bool runReduce(mori_shmem_team_t team, size_t n, bool inPlace, const ReduceLaunc
           0);                                                                                                          \
     };                                                                                                                 \
   }                                                                                                                    \
-  void reduceAll_##NAME##_##OPNAME(const std::vector<size_t>& sizes, int scopes, bool inPlace) {                       \
+  template <int SCOPES>                                                                                                \
+  void reduceAll_##NAME##_##OPNAME(const std::vector<size_t>& sizes, bool inPlace) {                                   \
     Teams teams;                                                                                                       \
     hipStream_t stream;                                                                                                \
     ASSERT_EQ(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking), hipSuccess);                                    \
@@ -273,11 +274,13 @@ bool runReduce(mori_shmem_team_t team, size_t n, bool inPlace, const ReduceLaunc
                                            #NAME " block")));                                                          \
         ASSERT_TRUE((runReduce<T, Op::OPV>(t, n, inPlace, reduceStream_##NAME##_##OPNAME(stream), seed++,              \
                                            #NAME " on_stream")));                                                      \
-        if (scopes > 1 && n < 100000) {                                                                                \
-          ASSERT_TRUE((runReduce<T, Op::OPV>(t, n, inPlace, reduceDevice_##NAME##_##OPNAME<1, true>(), seed++,         \
-                                             #NAME " warp")));                                                         \
-          ASSERT_TRUE((runReduce<T, Op::OPV>(t, n, inPlace, reduceDevice_##NAME##_##OPNAME<0, false>(), seed++,        \
-                                             #NAME " thread")));                                                       \
+        if constexpr (SCOPES > 1) {                                                                                    \
+          if (n < 100000) {                                                                                            \
+            ASSERT_TRUE((runReduce<T, Op::OPV>(t, n, inPlace, reduceDevice_##NAME##_##OPNAME<1, true>(), seed++,       \
+                                               #NAME " warp")));                                                       \
+            ASSERT_TRUE((runReduce<T, Op::OPV>(t, n, inPlace, reduceDevice_##NAME##_##OPNAME<0, false>(), seed++,      \
+                                               #NAME " thread")));                                                     \
+          }                                                                                                            \
         }                                                                                                              \
       }                                                                                                                \
     ASSERT_EQ(hipStreamDestroy(stream), hipSuccess);                                                                   \
@@ -310,40 +313,40 @@ const std::vector<size_t> kSizes{1, 3, 1000, 65537, size_t{1} << 22};
 const std::vector<size_t> kSmall{1, 129, 40000};
 
 TEST(Reduce, IntEveryOpEveryScope) {
-  reduceAll_int_sum(kSizes, 3, false);
-  reduceAll_int_prod(kSmall, 3, false);
-  reduceAll_int_min(kSmall, 3, false);
-  reduceAll_int_max(kSmall, 1, false);
-  reduceAll_int_and(kSmall, 1, false);
-  reduceAll_int_or(kSmall, 3, false);
-  reduceAll_int_xor(kSmall, 1, false);
+  reduceAll_int_sum<3>(kSizes, false);
+  reduceAll_int_prod<3>(kSmall, false);
+  reduceAll_int_min<3>(kSmall, false);
+  reduceAll_int_max<1>(kSmall, false);
+  reduceAll_int_and<1>(kSmall, false);
+  reduceAll_int_or<3>(kSmall, false);
+  reduceAll_int_xor<1>(kSmall, false);
 }
 TEST(Reduce, OtherIntegers) {
-  reduceAll_uint8_sum(kSizes, 1, false);
-  reduceAll_uint8_xor(kSmall, 3, false);
-  reduceAll_int64_prod(kSmall, 1, false);
-  reduceAll_uint64_max(kSmall, 3, false);
-  reduceAll_short_min(kSmall, 1, false);
+  reduceAll_uint8_sum<1>(kSizes, false);
+  reduceAll_uint8_xor<3>(kSmall, false);
+  reduceAll_int64_prod<1>(kSmall, false);
+  reduceAll_uint64_max<3>(kSmall, false);
+  reduceAll_short_min<1>(kSmall, false);
 }
 TEST(Reduce, Floating) {
-  reduceAll_float_sum(kSizes, 3, false);
-  reduceAll_float_prod(kSmall, 1, false);
-  reduceAll_float_max(kSmall, 1, false);
-  reduceAll_double_min(kSmall, 3, false);
-  reduceAll_double_sum(kSmall, 1, false);
+  reduceAll_float_sum<3>(kSizes, false);
+  reduceAll_float_prod<1>(kSmall, false);
+  reduceAll_float_max<1>(kSmall, false);
+  reduceAll_double_min<3>(kSmall, false);
+  reduceAll_double_sum<1>(kSmall, false);
 }
 TEST(Reduce, HalfAndBfloat16) {
-  reduceAll_half_sum(kSizes, 3, false);
-  reduceAll_half_prod(kSmall, 1, false);
-  reduceAll_half_min(kSmall, 1, false);
-  reduceAll_bfloat16_sum(kSizes, 3, false);
-  reduceAll_bfloat16_max(kSmall, 1, false);
+  reduceAll_half_sum<3>(kSizes, false);
+  reduceAll_half_prod<1>(kSmall, false);
+  reduceAll_half_min<1>(kSmall, false);
+  reduceAll_bfloat16_sum<3>(kSizes, false);
+  reduceAll_bfloat16_max<1>(kSmall, false);
 }
 // dest == source: staged through the scratch in chunks (65537 ints: several chunks).
 TEST(Reduce, InPlace) {
-  reduceAll_int_sum({1, 5000, 65537, 300000}, 3, true);
-  reduceAll_float_sum({7, 100001}, 1, true);
-  reduceAll_half_sum({3, 70001}, 1, true);
+  reduceAll_int_sum<3>({1, 5000, 65537, 300000}, true);
+  reduceAll_float_sum<1>({7, 100001}, true);
+  reduceAll_half_sum<1>({3, 70001}, true);
 }
 
 // ---- barrier -----------------------------------------------------------------------------------

@@ -143,8 +143,38 @@ constexpr int kOnePassMembers = 8;
 //  - otherwise chunks of half the scratch: members that are not P2P-reachable are fetched into
 //    the other half by gets; an in-place result is staged and written after a team sync, so no
 //    member reads a source that is already overwritten.
-template <class S, Op O, typename T>
-MORI_DEVICE_INLINE void reduce(const TeamDevice& t, T* dest, const T* source, size_t n) {
+// The operation as a value: Fixed<O> (the device API: one instantiation per operation) or
+// AnyOp (the host API's kernels: the operation chosen per call; one uniform switch per element of
+// a memory-bound loop, and a sixth of the kernels to compile).
+template <Op O>
+struct Fixed {
+  template <typename T>
+  MORI_DEVICE_INLINE T operator()(T a, T b) const {
+    return combine<O>(a, b);
+  }
+};
+struct AnyOp {
+  Op op;
+  template <typename T>
+  MORI_DEVICE_INLINE T operator()(T a, T b) const {
+    switch (op) {
+      case Op::Sum: return combine<Op::Sum>(a, b);
+      case Op::Prod: return combine<Op::Prod>(a, b);
+      case Op::Min: return combine<Op::Min>(a, b);
+      case Op::Max: return combine<Op::Max>(a, b);
+      default:
+        if constexpr (std::is_integral_v<T>) {
+          if (op == Op::And) return combine<Op::And>(a, b);
+          if (op == Op::Or) return combine<Op::Or>(a, b);
+          return combine<Op::Xor>(a, b);
+        }
+        return a;
+    }
+  }
+};
+
+template <class S, typename T, class F>
+MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source, size_t n, F combineOp) {
   sync<S>(t);
   const size_t bytes = n * sizeof(T);
   const uintptr_t d = reinterpret_cast<uintptr_t>(dest), s = reinterpret_cast<uintptr_t>(source);
@@ -159,13 +189,13 @@ MORI_DEVICE_INLINE void reduce(const TeamDevice& t, T* dest, const T* source, si
       for (size_t i = S::rank(); i < n; i += S::size()) {
         T acc = src[0][i];
         for (int j = 1; j < kOnePassMembers; ++j)
-          if (j < t.size) acc = combine<O>(acc, src[j][i]);
+          if (j < t.size) acc = combineOp(acc, src[j][i]);
         dest[i] = acc;
       }
     } else {
       for (int j = 0; j < t.size; ++j) {
         const T* p = static_cast<const T*>(mori_shmem_ptr(source, t.worldPe(j)));
-        for (size_t i = S::rank(); i < n; i += S::size()) dest[i] = j ? combine<O>(dest[i], p[i]) : p[i];
+        for (size_t i = S::rank(); i < n; i += S::size()) dest[i] = j ? combineOp(dest[i], p[i]) : p[i];
       }
     }
     sync<S>(t);
@@ -188,7 +218,7 @@ MORI_DEVICE_INLINE void reduce(const TeamDevice& t, T* dest, const T* source, si
         S::sync();
         p = fetched;
       }
-      for (size_t i = S::rank(); i < m; i += S::size()) acc[i] = j ? combine<O>(acc[i], p[i]) : p[i];
+      for (size_t i = S::rank(); i < m; i += S::size()) acc[i] = j ? combineOp(acc[i], p[i]) : p[i];
     }
     if (overlap) {
       sync<S>(t);  // every member has read this chunk of every source
@@ -196,6 +226,11 @@ MORI_DEVICE_INLINE void reduce(const TeamDevice& t, T* dest, const T* source, si
     }
   }
   sync<S>(t);
+}
+
+template <class S, Op O, typename T>
+MORI_DEVICE_INLINE void reduce(const TeamDevice& t, T* dest, const T* source, size_t n) {
+  reduceWith<S>(t, dest, source, n, Fixed<O>{});
 }
 
 }  // namespace mori::shmem::team

@@ -1,0 +1,44 @@
+// Device-side misuse of teams stops the kernel with a message naming the handle, never a hang or
+// a silent wrong answer: a handle no team has, a destroyed team, a value outside the table. Each
+// case poisons the GPU context, so ctest runs each in its own process (--gtest_filter) and
+// requires the device's message and the verdict line in the output.
+#include "tests/gpu/gpu_test_util.hpp"
+
+MORI_TEST_REQUIRES_GPU(1, 1);
+
+namespace {
+
+__global__ void syncKernel(mori_shmem_team_t team) { mori_shmem_team_sync_block(team); }
+__global__ void reduceKernel(mori_shmem_team_t team, int* buf) { mori_shmem_int_sum_reduce_thread(team, buf, buf, 1); }
+
+void expectStopped() {
+  EXPECT_NE(hipDeviceSynchronize(), hipSuccess) << "the kernel should have stopped";
+  if (!::testing::Test::HasFailure()) printf("TEAM-DEVICE-ERROR-CHECK-PASSED\n");
+  fflush(stdout);
+}
+
+TEST(TeamDeviceErrors, NoSuchTeam) {
+  ASSERT_EQ(mori_shmem_init(), 0);
+  syncKernel<<<1, 64>>>(25);
+  expectStopped();
+}
+
+TEST(TeamDeviceErrors, DestroyedTeam) {
+  ASSERT_EQ(mori_shmem_init(), 0);
+  mori_shmem_team_t t = MORI_SHMEM_TEAM_INVALID;
+  ASSERT_EQ(mori_shmem_team_split_strided(MORI_SHMEM_TEAM_WORLD, 0, 1, mori_shmem_n_pes(), nullptr, 0, &t), 0);
+  ASSERT_EQ(mori_shmem_team_destroy(t), 0);
+  int* buf = static_cast<int*>(mori_shmem_malloc(64));
+  ASSERT_NE(buf, nullptr);
+  printf("destroyed team %d\n", t);
+  reduceKernel<<<1, 1>>>(t, buf);
+  expectStopped();
+}
+
+TEST(TeamDeviceErrors, NotAHandle) {
+  ASSERT_EQ(mori_shmem_init(), 0);
+  syncKernel<<<1, 64>>>(1000);
+  expectStopped();
+}
+
+}  // namespace
