@@ -33,31 +33,40 @@ MORI_DEVICE_INLINE const TeamDevice& asTeam(const TeamDevice& t) { return t; }
 
 #define MORI_SHMEMI_TEAM_NS ::mori::shmem::team
 #define MORI_SHMEMI_TEAM_SCOPES(X) X(thread, Thread) X(warp, Warp) X(block, Block)
-#define MORI_SHMEMI_TEAM_ARGS(X, ...) X(mori_shmem_team_t, __VA_ARGS__) X(const mori_shmem_team_device_t&, __VA_ARGS__)
+// The team argument is a template parameter (a handle or a device value, see asTeam): nothing is
+// instantiated for a name until a kernel calls it, which keeps every translation unit that
+// includes the device API cheap to compile.
+#define MORI_SHMEMI_TEAM_ARGS(X, ...) X(Team, __VA_ARGS__)
 
 #define MORI_SHMEMI_TEAM_UNTYPED(TEAM, SC, S)                                                                      \
+  template <typename Team>                                                                                         \
   MORI_SHMEM_DEVICE int mori_shmem_barrier_##SC(TEAM team) {                                                       \
     MORI_SHMEMI_TEAM_NS::barrier<MORI_SHMEMI_TEAM_NS::S>(MORI_SHMEMI_TEAM_NS::asTeam(team));                       \
     return 0;                                                                                                      \
   }                                                                                                                \
+  template <typename Team>                                                                                         \
   MORI_SHMEM_DEVICE int mori_shmem_team_sync_##SC(TEAM team) {                                                     \
     MORI_SHMEMI_TEAM_NS::sync<MORI_SHMEMI_TEAM_NS::S>(MORI_SHMEMI_TEAM_NS::asTeam(team));                          \
     return 0;                                                                                                      \
   }                                                                                                                \
+  template <typename Team>                                                                                         \
   MORI_SHMEM_DEVICE int mori_shmem_broadcastmem_##SC(TEAM team, void* dest, const void* source, size_t bytes,      \
                                                      int root) {                                                   \
     MORI_SHMEMI_TEAM_NS::broadcast<MORI_SHMEMI_TEAM_NS::S>(MORI_SHMEMI_TEAM_NS::asTeam(team), dest, source, bytes, \
                                                            root);                                                  \
     return 0;                                                                                                      \
   }                                                                                                                \
+  template <typename Team>                                                                                         \
   MORI_SHMEM_DEVICE int mori_shmem_fcollectmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) {     \
     MORI_SHMEMI_TEAM_NS::fcollect<MORI_SHMEMI_TEAM_NS::S>(MORI_SHMEMI_TEAM_NS::asTeam(team), dest, source, bytes); \
     return 0;                                                                                                      \
   }                                                                                                                \
+  template <typename Team>                                                                                         \
   MORI_SHMEM_DEVICE int mori_shmem_collectmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) {      \
     MORI_SHMEMI_TEAM_NS::collect<MORI_SHMEMI_TEAM_NS::S>(MORI_SHMEMI_TEAM_NS::asTeam(team), dest, source, bytes);  \
     return 0;                                                                                                      \
   }                                                                                                                \
+  template <typename Team>                                                                                         \
   MORI_SHMEM_DEVICE int mori_shmem_alltoallmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) {     \
     MORI_SHMEMI_TEAM_NS::alltoall<MORI_SHMEMI_TEAM_NS::S>(MORI_SHMEMI_TEAM_NS::asTeam(team), dest, source, bytes); \
     return 0;                                                                                                      \
@@ -66,16 +75,20 @@ MORI_DEVICE_INLINE const TeamDevice& asTeam(const TeamDevice& t) { return t; }
 MORI_SHMEMI_TEAM_SCOPES(MORI_SHMEMI_TEAM_UNTYPED_SCOPE)
 
 #define MORI_SHMEMI_TEAM_TYPED(TEAM, NAME, T, SC, S)                                                            \
+  template <typename Team>                                                                                      \
   MORI_SHMEM_DEVICE int mori_shmem_##NAME##_broadcast_##SC(TEAM team, T* dest, const T* source, size_t nelems,  \
                                                            int root) {                                          \
     return mori_shmem_broadcastmem_##SC(team, dest, source, nelems * sizeof(T), root);                          \
   }                                                                                                             \
+  template <typename Team>                                                                                      \
   MORI_SHMEM_DEVICE int mori_shmem_##NAME##_fcollect_##SC(TEAM team, T* dest, const T* source, size_t nelems) { \
     return mori_shmem_fcollectmem_##SC(team, dest, source, nelems * sizeof(T));                                 \
   }                                                                                                             \
+  template <typename Team>                                                                                      \
   MORI_SHMEM_DEVICE int mori_shmem_##NAME##_collect_##SC(TEAM team, T* dest, const T* source, size_t nelems) {  \
     return mori_shmem_collectmem_##SC(team, dest, source, nelems * sizeof(T));                                  \
   }                                                                                                             \
+  template <typename Team>                                                                                      \
   MORI_SHMEM_DEVICE int mori_shmem_##NAME##_alltoall_##SC(TEAM team, T* dest, const T* source, size_t nelems) { \
     return mori_shmem_alltoallmem_##SC(team, dest, source, nelems * sizeof(T));                                 \
   }
@@ -94,6 +107,7 @@ typedef mori::gpu::bfloat16 mori_shmem_bfloat16_t;
 MORI_SHMEM_REDUCE_HALF_TYPES(MORI_SHMEMI_REDUCE_HOST_FLOAT)
 
 #define MORI_SHMEMI_TEAM_REDUCE(TEAM, NAME, T, OPNAME, OP, SC, S)                                       \
+  template <typename Team>                                                                              \
   MORI_SHMEM_DEVICE int mori_shmem_##NAME##_##OPNAME##_reduce_##SC(TEAM team, T* dest, const T* source, \
                                                                    size_t nreduce) {                    \
     MORI_SHMEMI_TEAM_NS::reduce<MORI_SHMEMI_TEAM_NS::S, static_cast<MORI_SHMEMI_TEAM_NS::Op>(OP), T>(   \
