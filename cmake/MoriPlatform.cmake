@@ -51,14 +51,29 @@ if(MORI_GPU_PLATFORM STREQUAL "amd")
   set_property(GLOBAL PROPERTY RULE_LAUNCH_COMPILE "${CMAKE_COMMAND} -E env TMPDIR=${CMAKE_BINARY_DIR}/tmp")
   set_property(GLOBAL PROPERTY RULE_LAUNCH_LINK "${CMAKE_COMMAND} -E env TMPDIR=${CMAKE_BINARY_DIR}/tmp")
   # hipcc (ROCm 5.x) forces every device function inline (-amdgpu-early-inline-all,
-  # -amdgpu-function-calls=false) unless told --hipcc-func-supp: the RDMA path, meant to be
-  # compiled once per module and called, would be inlined at every call site (minutes per file).
+  # -amdgpu-function-calls=false) unless told --hipcc-func-supp. The device library's general
+  # paths are compiled at the device link of each program (-fgpu-rdc); the package passes the flag
+  # to that link, so their cold parts (waits, error reports) stay out of line.
   include(CheckCXXSourceCompiles)
   set(CMAKE_REQUIRED_FLAGS "--hipcc-func-supp${_mori_arch_flags}")
   check_cxx_source_compiles("int main() { return 0; }" MORI_HIPCC_FUNC_SUPP)
   unset(CMAKE_REQUIRED_FLAGS)
+  set(MORI_HIP_DEVICE_LINK_OPTIONS "")
   if(MORI_HIPCC_FUNC_SUPP)
     add_compile_options($<$<COMPILE_LANGUAGE:CXX>:--hipcc-func-supp>)
+    list(APPEND MORI_HIP_DEVICE_LINK_OPTIONS --hipcc-func-supp)
+  endif()
+  # The device link reads the compiler's bitcode with lld, which must be the compiler's own LLVM
+  # version: Debian's ROCm 5.2 hipcc is clang 15 while /usr/bin/lld is LLVM 14.
+  string(REGEX MATCH "clang version ([0-9]+)" _ "${_hipv}")
+  if(CMAKE_MATCH_1 AND EXISTS "/usr/lib/llvm-${CMAKE_MATCH_1}/bin/ld.lld")
+    list(APPEND MORI_HIP_DEVICE_LINK_OPTIONS "-B/usr/lib/llvm-${CMAKE_MATCH_1}/bin")
+  endif()
+  # ROCm 5.x's device link at the default -O3 crashes in the AMDGPU backend ("failed to annotate
+  # CFG", tests/gpu/test_signal_amo_sync.cpp's atomic kernels); at O1 it links. The sources were
+  # optimised at compile time already.
+  if(MORI_HIP_VERSION AND MORI_HIP_VERSION VERSION_LESS 6.0)
+    list(APPEND MORI_HIP_DEVICE_LINK_OPTIONS "SHELL:-Xoffload-linker -plugin-opt=O1")
   endif()
   set(MORI_PLATFORM_AMD 1)
   set(MORI_PLATFORM_NVIDIA 0)
@@ -73,6 +88,9 @@ elseif(MORI_GPU_PLATFORM STREQUAL "nvidia")
   # One static CUDA runtime inside libmori_shmem (as NCCL does); the user's own runtime registers
   # the user's kernels. Handles (streams, pointers) are the driver's and pass between the two.
   set(CMAKE_CUDA_RUNTIME_LIBRARY Static)
+  # The device API is relocatable device code (the device library, shmem/device): every CUDA
+  # source is compiled with -rdc and every program and shared library is device-linked.
+  set(CMAKE_CUDA_SEPARABLE_COMPILATION ON)
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
   set(MORI_PLATFORM_AMD 0)

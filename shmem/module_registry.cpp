@@ -5,7 +5,7 @@
 #include <mutex>
 #include <vector>
 
-#include "mori/shmem/impl/module_binding.hpp"
+#include "mori/shmem/impl/device_library.hpp"
 #include "src/common/log.hpp"
 
 namespace mori::shmem {

@@ -1,5 +1,5 @@
-// The GPU modules that include the device API, each with the binder that copies GpuStates into
-// its own __constant__ state (mori/shmem/impl/module_binding.hpp).
+// The GPU modules that link the device library, each with the binder that copies GpuStates into
+// its mori_shmem_device_states (shmem/device/device_states.cpp).
 #pragma once
 
 #include "mori/shmem/device_host/gpu_states.hpp"

@@ -3,10 +3,12 @@
 # without running it (no GPU needed):
 #   - the package installs libmori_shmem and, in the same directory, the MPI bootstrap plugin that
 #     libmori_shmem loads at run time when a program is launched by mpirun;
+#   - the package installs the device library (libmori_shmem_device.a) beside libmori_shmem;
 #   - every program needs libmori_shmem.so.N, which ldd resolves to the install prefix, and
-#     registers its GPU module with the runtime (mori_shmemi_register_module);
-#   - every program's GPU code holds its kernels and its module's device state (moduleStates), on
-#     AMD for each target in the package's MORI_SHMEM_GPU_ARCHS.
+#     registers its GPU module with the runtime (mori_shmemi_register_module, called by the device
+#     library's binder that the program's link took in);
+#   - every program's GPU code holds its kernels and exactly one device state
+#     (mori_shmem_device_states) per GPU image, on AMD for each target in MORI_SHMEM_GPU_ARCHS.
 # Usage: build_and_check.sh <main-build-dir> <nvidia|amd>
 #   <main-build-dir> must be built (cmake --build). Environment: JOBS (default 2), HIPCC (AMD
 #   compiler, default hipcc), KEEP=1 keeps the temporary prefix and build for inspection.
@@ -64,6 +66,11 @@ else
   echo "FAIL: $config is not for platform $platform" >&2
   exit 1
 fi
+if [[ -f $libdir/libmori_shmem_device.a ]]; then
+  pass "device library installed beside libmori_shmem ($libdir)"
+else
+  fail "libmori_shmem_device.a is not installed in $libdir: programs cannot link the device API"
+fi
 if [[ -f $libdir/libmori_shmem_bootstrap_mpi.so ]]; then
   pass "MPI bootstrap plugin installed beside libmori_shmem ($libdir)"
 else
@@ -115,7 +122,10 @@ while start >= 0:
     open(f"{sys.argv[2]}/cubin{n}.elf", "wb").write(data[start:])
     start, n = data.find(b"\x7fELF", start + 4), n + 1
 EOF
-    for f in "$out"/cubin*.elf; do readelf -sW "$f" | c++filt; done
+    for f in "$out"/cubin*.elf; do
+      echo "IMAGE $f"
+      readelf -sW "$f" | c++filt
+    done
   else
     objcopy -O binary --only-section=.hip_fatbin "$exe" "$out/fatbin" || return 1
     local arch target bundles
@@ -129,6 +139,7 @@ EOF
       fi
       "$bundler" --unbundle --type=o --input="$out/fatbin" --targets="$target" --output="$out/$arch.co" || return 1
       echo "TARGET $arch"
+      echo "IMAGE $arch"
       readelf -sW "$out/$arch.co" | c++filt
     done
   fi
@@ -174,19 +185,22 @@ for exe_name in ring_put_signal all_gather ping_pong atomic_counter allreduce te
     done
   fi
   for kernel in ${kernels[$exe_name]}; do
-    count=$(grep -E ' FUNC ' <<<"$symbols" | grep -cE "(::| )${kernel}\(" || true)
+    # Demangled, or (kernels of an anonymous namespace under relocatable device code, which nvcc
+    # renames __nv_static_..._ZN..<length><name>E...) still mangled.
+    count=$(grep -E ' FUNC ' <<<"$symbols" | grep -cE "(::| )${kernel}\(|${#kernel}${kernel}E" || true)
     if [[ $count -ge 1 ]]; then
       pass "$exe_name: kernel $kernel in GPU code ($count)"
     else
       fail "$exe_name: kernel $kernel missing from GPU code"
     fi
   done
-  count=$(grep -E ' OBJECT ' <<<"$symbols" | grep -c '::moduleStates' || true)
-  # Without its own copy of the state a module cannot be bound by init: every kernel would trap.
-  if [[ $count -ge 1 ]]; then
-    pass "$exe_name: device state moduleStates in GPU code"
+  # One state per GPU image: the device link resolved every kernel's reference to one definition.
+  images=$(grep -c '^IMAGE' <<<"$symbols" || true)
+  count=$(grep -E ' OBJECT ' <<<"$symbols" | grep -cw 'mori_shmem_device_states' || true)
+  if [[ $images -ge 1 && $count -eq $images ]]; then
+    pass "$exe_name: one device state (mori_shmem_device_states) in each of its $images GPU image(s)"
   else
-    fail "$exe_name: no moduleStates in GPU code (optimised away: init cannot bind this module)"
+    fail "$exe_name: $count device state(s) mori_shmem_device_states in $images GPU image(s) (expected one each)"
   fi
 done
 

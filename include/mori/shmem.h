@@ -1,7 +1,7 @@
 /*
  * mori-shmem host API (C). Symmetric-memory SHMEM for GPUs: every PE (process, one GPU each)
  * allocates the same symmetric objects; GPU threads then put, get and apply atomics to other
- * PEs' copies (device API: mori/shmem_device.h).
+ * PEs' copies (device API: mori/shmem_device.h, included here when a GPU compiler compiles).
  *
  * Threading: the host API is meant to be called from one thread per PE. Collective calls
  * (init, finalize, malloc/calloc/align/free, register/deregister, barrier_all) must be made by
@@ -18,6 +18,16 @@
 #include <stdint.h>
 
 #include "mori/platform/config.h"
+
+/* Compiled by a GPU compiler as relocatable device code (what CMake's mori::shmem target sets up),
+ * this header declares the device API too (mori/shmem_device.h, included at its end).
+ * MORI_SHMEM_HOST_ONLY: the host API only. */
+#if (defined(__CUDACC__) || defined(__HIPCC__)) && !defined(MORI_SHMEM_HOST_ONLY) && \
+    (defined(__CUDACC_RDC__) || defined(__CLANG_RDC__))
+#define MORI_SHMEM_WITH_DEVICE_API 1
+#else
+#define MORI_SHMEM_WITH_DEVICE_API 0
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -104,9 +114,9 @@ int mori_shmem_finalize(void);
 
 /* ---- PEs and teams --------------------------------------------------------------------- */
 /* mori_shmem_my_pe(), mori_shmem_n_pes() and mori_shmem_ptr() are callable from host and
- * device code; under a GPU compiler they are host-and-device inline functions (see below),
- * unless MORI_SHMEM_HOST_ONLY is defined (translation units that only use the host API). */
-#if !(defined(__CUDACC__) || defined(__HIPCC__)) || defined(MORI_SHMEM_HOST_ONLY)
+ * device code; where this header declares the device API (MORI_SHMEM_WITH_DEVICE_API) they are
+ * host-and-device inline functions, elsewhere host functions. */
+#if !MORI_SHMEM_WITH_DEVICE_API
 int mori_shmem_my_pe(void);
 int mori_shmem_n_pes(void);
 /* Address at which this PE can load/store `pe`'s copy of the symmetric object `dest`, or NULL
@@ -206,8 +216,8 @@ int mori_shmem_free_status(void* ptr);
 }
 #endif
 
-#if (defined(__CUDACC__) || defined(__HIPCC__)) && !defined(MORI_SHMEM_HOST_ONLY)
-#include "mori/shmem/impl/pe_queries.hpp"
+#if MORI_SHMEM_WITH_DEVICE_API
+#include "mori/shmem_device.h"
 #endif
 
 #include "mori/shmem_team.h"

@@ -23,16 +23,29 @@
  * signal_wait_until) or a barrier, which acquire.
  * Every device-side error stops the kernel with a message (also readable on the host through
  * mori_shmem_device_error()).
+ *
+ * Building: mori/shmem.h includes this header when a GPU compiler compiles the file. The device
+ * API is relocatable device code: compile with -rdc=true (nvcc) / -fgpu-rdc (hipcc) and link the
+ * device library, libmori_shmem_device.a; CMake's mori::shmem target does both
+ * (docs/DEVICE_API_FOOTPRINT.md has the command lines without CMake).
  */
-#pragma once
 
-#include "mori/shmem.h"
-#include "mori/shmem/impl/module_binding.hpp"
-#include "mori/shmem/impl/operations.hpp"
-#include "mori/shmem/impl/sync.hpp"
+#ifndef MORI_SHMEM_DEVICE_H
+#define MORI_SHMEM_DEVICE_H
+
+#include "mori/platform/device.hpp"
 
 #if !MORI_GPU_COMPILER
 #error "mori/shmem_device.h is device code: compile with hipcc or nvcc (host code needs only mori/shmem.h)"
+#endif
+
+#include "mori/platform/gpu_runtime.hpp"  // the HIP runtime API (on NVIDIA, over CUDA)
+#include "mori/shmem.h"
+#include "mori/shmem/impl/device_library.hpp"
+#include "mori/shmem/impl/operations.hpp"
+#include "mori/shmem/impl/sync.hpp"
+#if MORI_SHMEM_WITH_DEVICE_API  // else mori/shmem.h declared my_pe, n_pes and ptr host-only
+#include "mori/shmem/impl/pe_queries.hpp"
 #endif
 
 enum mori_shmem_signal_ops { MORI_SHMEM_SIGNAL_SET = 0, MORI_SHMEM_SIGNAL_ADD = 1 };
@@ -263,3 +276,5 @@ MORI_SHMEMI_COLL(block, BlockScope)
 #undef MORI_SHMEMI_COLL
 
 #include "mori/shmem/team/device_api.hpp"
+
+#endif /* MORI_SHMEM_DEVICE_H */

@@ -51,6 +51,7 @@ __global__ void checkKernel(const uint8_t* p, size_t n, uint64_t seed, int pe, u
 
 inline void fill(void* p, size_t n, uint64_t seed, int pe) {
   if (n) fillKernel<><<<256, 256>>>(static_cast<uint8_t*>(p), n, seed, pe);
+  HIP_OK(hipGetLastError());
 }
 
 struct CheckResult {
@@ -66,6 +67,7 @@ inline CheckResult checkAll(const void* p, size_t n, uint64_t seed, int srcPe) {
   (void)hipMalloc(&d, sizeof(h));
   (void)hipMemcpy(d, h, sizeof(h), hipMemcpyHostToDevice);
   if (n) checkKernel<><<<256, 256>>>(static_cast<const uint8_t*>(p), n, seed, srcPe, d);
+  EXPECT_EQ(hipGetLastError(), hipSuccess) << "kernel launch";
   (void)hipMemcpy(h, d, sizeof(h), hipMemcpyDeviceToHost);
   (void)hipFree(d);
   CheckResult r;

@@ -29,6 +29,7 @@ std::string deviceError() {
 // Launches putKernel, expects the launch to fail, and returns the recorded device error.
 std::string expectDeviceError(void* dest, const void* src, size_t bytes, int pe) {
   putKernel<<<1, 1>>>(dest, src, bytes, pe);
+  EXPECT_EQ(hipGetLastError(), hipSuccess) << "kernel launch";
   return deviceError();
 }
 
@@ -65,6 +66,7 @@ TEST(DeviceErrors, ElementNotSymmetric) {
   uint64_t* plain = nullptr;
   HIP_OK(hipMalloc(&plain, 256));
   pKernel<<<1, 1>>>(plain + 3, 0);
+  HIP_OK(hipGetLastError());
   std::string msg = deviceError();
   EXPECT_NE(msg.find("not in the symmetric heap or a registered region"), std::string::npos) << msg;
   EXPECT_NE(msg.find(addressOf(plain + 3)), std::string::npos) << "must name the address: " << msg;
@@ -76,6 +78,7 @@ TEST(DeviceErrors, AtomicPeOutOfRange) {
   auto* word = static_cast<uint64_t*>(mori_shmem_calloc(1, sizeof(uint64_t)));
   const int bad = -1;
   fetchAddKernel<<<1, 1>>>(word, bad);
+  HIP_OK(hipGetLastError());
   std::string msg = deviceError();
   EXPECT_NE(msg.find("PE " + std::to_string(bad) + " is out of range"), std::string::npos) << msg;
   if (!HasFailure()) printf("DEVICE-ERROR-CHECK-PASSED\n");
@@ -98,6 +101,7 @@ TEST(DeviceErrors, UsedWithoutInit) {
   char* buf = nullptr;
   HIP_OK(hipMalloc(&buf, 256));
   putKernel<<<1, 1>>>(buf, buf + 128, 64, 0);
+  HIP_OK(hipGetLastError());
   EXPECT_NE(hipDeviceSynchronize(), hipSuccess) << "a device call without init must stop the kernel";
   if (!HasFailure()) printf("DEVICE-ERROR-CHECK-PASSED\n");
 }

@@ -67,6 +67,7 @@ void exercise(Target* target, const char* what) {
 
   ASSERT_EQ(mori_shmem_barrier_all(), 0);
   elementOps<<<1, kThreads>>>(target, right, seed, dev64, dev32);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   ASSERT_EQ(mori_shmem_barrier_all(), 0);
   HIP_OK(hipMemcpy(h64.data(), dev64, kThreads * sizeof(uint64_t), hipMemcpyDeviceToHost));
@@ -88,6 +89,7 @@ void exercise(Target* target, const char* what) {
 
   // g: read back from the right neighbour what this PE put there.
   readBack<<<1, kThreads>>>(target, right, dev64, dev32);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   HIP_OK(hipMemcpy(h64.data(), dev64, kThreads * sizeof(uint64_t), hipMemcpyDeviceToHost));
   HIP_OK(hipMemcpy(h32.data(), dev32, kThreads * sizeof(uint32_t), hipMemcpyDeviceToHost));

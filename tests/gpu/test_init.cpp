@@ -53,6 +53,7 @@ TEST_F(Init, PeQueriesAndTeams) {
   int* out = nullptr;
   HIP_OK(hipMalloc(&out, 3 * sizeof(int)));
   devicePeQueries<<<1, 1>>>(out, sym, (me + 1) % n);
+  HIP_OK(hipGetLastError());
   int h[3];
   HIP_OK(hipMemcpy(h, out, sizeof(h), hipMemcpyDeviceToHost));
   EXPECT_EQ(h[0], me);
@@ -110,6 +111,7 @@ TEST_F(Init, SymmetricAllocationsAndPtr) {
   int local = 0;
   EXPECT_EQ(mori_shmem_ptr(&local, right), nullptr) << "non-symmetric address";
   writeThroughPtr<<<64, 256>>>(peerCopy, bytes, 99, me);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   ASSERT_EQ(mori_shmem_barrier_all(), 0);
   CheckResult r = checkAll(buf, bytes, 99, left);
@@ -164,6 +166,7 @@ TEST_F(Init, RegisterForeignBuffer) {
   char* peerCopy = static_cast<char*>(mori_shmem_ptr(buf, (me + 1) % n));
   ASSERT_NE(peerCopy, nullptr);
   writeThroughPtr<<<64, 256>>>(peerCopy, bytes, 5, me);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   ASSERT_EQ(mori_shmem_barrier_all(), 0);
   CheckResult r = checkAll(buf, bytes, 5, (me + n - 1) % n);

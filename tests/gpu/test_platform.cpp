@@ -41,6 +41,7 @@ TEST(Platform, WaveOperationsAcrossAFullWave) {
   unsigned long long* out = nullptr;
   HIP_OK(hipMalloc(&out, sizeof(unsigned long long) * 7 * width));
   waveKernel<<<1, width>>>(out);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   std::vector<unsigned long long> h(7 * width);
   HIP_OK(hipMemcpy(h.data(), out, h.size() * sizeof(h[0]), hipMemcpyDeviceToHost));
@@ -97,6 +98,7 @@ TEST(Platform, AtomicsUnderContention) {
   HIP_OK(hipMemcpy(w, init.data(), 16 * sizeof(uint64_t), hipMemcpyHostToDevice));
   HIP_OK(hipMemset(w32, 0, sizeof(uint32_t)));
   contendKernel<<<kBlocks, kThreads>>>(w, w32, tickets);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   std::vector<uint64_t> h(16);
   uint32_t h32 = 0;
@@ -146,6 +148,7 @@ TEST(Platform, WallClockMonotonicAtItsRate) {
   const uint64_t spin = g::nsToWallTicks(50'000'000);
   const auto t0 = std::chrono::steady_clock::now();
   clockKernel<<<1, 1>>>(out, spin, reg);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   const double hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   uint64_t h[2], r = 0;

@@ -66,6 +66,7 @@ __global__ void rmaKernel(char* dst, const char* src, size_t bytes, size_t chunk
 template <Op OP, Sc SC>
 void launch(char* dst, const char* src, size_t bytes, size_t chunk, int pe, int blocks, int threads) {
   rmaKernel<OP, SC><<<blocks, threads>>>(dst, src, bytes, chunk, pe);
+  HIP_OK(hipGetLastError());
 }
 
 struct Case {
@@ -254,9 +255,11 @@ void typedCheck(const char* name, K kernel) {
   T* gathered = static_cast<T*>(mori_shmem_malloc(sizeof(T) * kThreads));
   ASSERT_TRUE(out && gathered);
   fillTyped<T><<<1, 256>>>(sym, kCount, 77, me);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   ASSERT_EQ(mori_shmem_barrier_all(), 0);
   kernel<<<1, kThreads>>>(sym, out, scalars, gathered, kCount, right, left);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   ASSERT_EQ(mori_shmem_barrier_all(), 0);
   std::vector<T> got(kCount), back(kCount), sc(kThreads), gat(kThreads);

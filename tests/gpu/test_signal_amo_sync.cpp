@@ -85,6 +85,7 @@ void signalCase() {
   ASSERT_TRUE(buf && src && sig);
   const uint64_t seedBase = 500 + SCOPE * 10 + SIGOP;
   fillRounds<<<64, 256>>>(src, me, seedBase);
+  HIP_OK(hipGetLastError());
   unsigned long long* bad = nullptr;
   HIP_OK(hipMalloc(&bad, sizeof(*bad)));
   HIP_OK(hipMemset(bad, 0, sizeof(*bad)));
@@ -93,7 +94,9 @@ void signalCase() {
   hipStream_t rs;
   HIP_OK(hipStreamCreateWithFlags(&rs, hipStreamNonBlocking));
   signalReceiver<<<1, 512, 0, rs>>>(buf, sig, left, seedBase, bad);
+  HIP_OK(hipGetLastError());
   signalSender<SCOPE, SIGOP><<<1, 256>>>(buf, src, sig, right, seedBase);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   unsigned long long h = 0;
   HIP_OK(hipMemcpy(&h, bad, sizeof(h), hipMemcpyDeviceToHost));
@@ -136,6 +139,7 @@ TEST(PutSignal, SignalOpAndFetch) {
   HIP_OK(hipMalloc(&fetched, 2 * sizeof(uint64_t)));
   ASSERT_EQ(mori_shmem_barrier_all(), 0);
   signalOpKernel<<<1, 1>>>(sig, fetched, (me + 1) % n);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   uint64_t h[2];
   HIP_OK(hipMemcpy(h, fetched, sizeof(h), hipMemcpyDeviceToHost));
@@ -167,6 +171,7 @@ void linearisable() {
   HIP_OK(hipMalloc(&results, kPer * sizeof(T)));
   ASSERT_EQ(mori_shmem_barrier_all(), 0);
   fetchAddAll<T><<<kBlocks, kThreads>>>(counter, results, 0);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   ASSERT_EQ(mori_shmem_barrier_all(), 0);
   std::vector<T> mine(kPer), all(static_cast<size_t>(kPer) * n);
@@ -226,6 +231,7 @@ void amoCase(const char* name, K kernel) {
   HIP_OK(hipMalloc(&out, kT * sizeof(T)));
   ASSERT_EQ(mori_shmem_barrier_all(), 0);
   kernel<<<1, kT>>>(slots, out, (me + 1) % n);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   ASSERT_EQ(mori_shmem_barrier_all(), 0);
   T h[8];
@@ -312,6 +318,7 @@ void waitCase(const char* name, K kernel) {
   ASSERT_EQ(mori_shmem_barrier_all(), 0);
   // Before the peer writes, none of the conditions holds.
   kernel<<<2, 1>>>(ivars, (me + 1) % n, result);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   int h = 0;
   HIP_OK(hipMemcpy(&h, result, sizeof(int), hipMemcpyDeviceToHost));
@@ -354,6 +361,7 @@ TEST(PointToPoint, WaitAllAnySome) {
   HIP_OK(hipMalloc(&out, 3 * sizeof(size_t)));
   ASSERT_EQ(mori_shmem_barrier_all(), 0);
   waitSetKernel<<<2, 1>>>(flags, (me + 1) % n, status, indices, out);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   size_t h[3], idx[16];
   HIP_OK(hipMemcpy(h, out, sizeof(h), hipMemcpyDeviceToHost));
@@ -406,6 +414,7 @@ void barrierCase() {
   HIP_OK(hipMemset(bad, 0, sizeof(int)));
   ASSERT_EQ(mori_shmem_barrier_all(), 0);
   barrierSkew<BLOCK><<<1, BLOCK ? 256 : 32>>>(counter, 200, 4242, bad);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   int h = 0;
   HIP_OK(hipMemcpy(&h, bad, sizeof(int), hipMemcpyDeviceToHost));

@@ -16,11 +16,8 @@ namespace mori::perf {
 
 // A benchmark kernel declares the most threads per CTA it is launched with. At -t 1024 the
 // compiler must keep it within 64 registers per thread (65536 / 1024), or the launch fails for
-// lack of registers (the device API is inlined, its calls' callees counted). Under that cap
-// ptxas keeps the loop's state in local memory around the device API's out-of-line calls (RDMA,
-// element operations' general path) and reloads it on every iteration (p and fetch-add latency
-// paid 0.15 us for it while quiet's fence invalidated L1; shmem_p_bw 8 MiB pays 0.5%, which
-// -DMORI_SHMEM_STANDARD_CALLS=1 saves at a cost in build time: mori/shmem/impl/rdma_ops.hpp).
+// lack of registers (a kernel's count includes the device library's functions it calls, which
+// are capped below that: docs/DEVICE_API_FOOTPRINT.md).
 // Kernels that only ever run one wave (thread- and warp-scope latency, -t <= 64) take the wave
 // bound instead, and with it the register budget of a user's one-wave kernel; NVSHMEM's perftest
 // kernels declare no bound at all. On NVIDIA such a kernel also asks for one resident CTA per SM:

@@ -37,11 +37,13 @@ __global__ void postKernel(uint64_t* dst, const uint64_t* src, int peer, int ite
 template <int MODE>
 float timeMode(uint64_t* dst, const uint64_t* src, int ctas, int threads, int iters, int numQp) {
   postKernel<MODE><<<ctas, threads>>>(dst, src, 1, 2, numQp);  // warm-up
+  if (hipGetLastError() != hipSuccess) return -1;
   hipEvent_t start, stop;
   (void)hipEventCreate(&start);
   (void)hipEventCreate(&stop);
   (void)hipEventRecord(start, 0);
   postKernel<MODE><<<ctas, threads>>>(dst, src, 1, iters, numQp);
+  if (hipGetLastError() != hipSuccess) return -1;
   (void)hipEventRecord(stop, 0);
   float ms = -1;
   if (hipEventSynchronize(stop) == hipSuccess) (void)hipEventElapsedTime(&ms, start, stop);

@@ -42,6 +42,7 @@ TEST(RdmaRegistered, ForeignBufferAsSourceTargetAndReadSource) {
     HIP_OK(hipDeviceSynchronize());
     ASSERT_EQ(mori_shmem_barrier_all(), 0);
     putBlock<<<1, 256>>>(heap, foreign, kBytes, right);
+    HIP_OK(hipGetLastError());
     HIP_OK(hipDeviceSynchronize());
     ASSERT_EQ(mori_shmem_barrier_all(), 0);
     CheckResult r = checkAll(heap, kBytes, seed, left);
@@ -52,6 +53,7 @@ TEST(RdmaRegistered, ForeignBufferAsSourceTargetAndReadSource) {
     HIP_OK(hipDeviceSynchronize());
     ASSERT_EQ(mori_shmem_barrier_all(), 0);
     putBlock<<<1, 256>>>(foreign, heap, kBytes, right);
+    HIP_OK(hipGetLastError());
     HIP_OK(hipDeviceSynchronize());
     ASSERT_EQ(mori_shmem_barrier_all(), 0);
     r = checkAll(foreign, kBytes, seed + 2, left);
@@ -59,6 +61,7 @@ TEST(RdmaRegistered, ForeignBufferAsSourceTargetAndReadSource) {
 
     // Foreign buffer as READ source: read the neighbour's copy back into the heap.
     getBlock<<<1, 256>>>(heap, foreign, kBytes, right);
+    HIP_OK(hipGetLastError());
     HIP_OK(hipDeviceSynchronize());
     ASSERT_EQ(mori_shmem_barrier_all(), 0);
     r = checkAll(heap, kBytes, seed + 2, me);  // right's foreign buffer holds what this PE sent

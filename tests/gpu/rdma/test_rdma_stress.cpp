@@ -154,6 +154,7 @@ TEST(RdmaStress, ThreadScopeOpsWrapA64SlotRing) {
   HIP_OK(hipMalloc(&counts, sizeof(init)));
   HIP_OK(hipMemcpy(counts, init, sizeof(init), hipMemcpyHostToDevice));
   checkWords<<<264, 256>>>(dst, peer, counts);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipMemcpy(got, counts, sizeof(got), hipMemcpyDeviceToHost));
   HIP_OK(hipFree(counts));
   EXPECT_EQ(got[0], 0ull) << "PE " << me << ": " << got[0] << " words differ from what PE " << peer

@@ -1,11 +1,13 @@
-// GpuStates: everything the device API reads, built by the host at init (shmem/gpu_states.cpp)
-// and copied into every GPU module that uses the device API (impl/module_binding.hpp).
+// GpuStates: everything the device API reads, built by the host at init (shmem/runtime.cpp) and
+// copied into the one state symbol, mori_shmem_device_states, of every GPU module that links the
+// device library (shmem/device/device_states.cpp).
 // Immutable while kernels run, except what sits behind pointers (region count, error record).
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mori/device/error.hpp"
 #include "mori/transport/rdma/device_host/endpoint.hpp"
 
 namespace mori::shmem {
@@ -21,7 +23,7 @@ enum class Transport : uint8_t {
 constexpr uint32_t kGpuStatesMagic = 0x4d4f5249u;  // "MORI"
 // Bumped whenever GpuStates or anything it points to changes layout; a module compiled against
 // another version is refused at registration.
-constexpr uint32_t kDeviceAbiVersion = 2;
+constexpr uint32_t kDeviceAbiVersion = 3;
 
 // One PE's copy of a symmetric region, as seen from this PE.
 struct PeerWindow {
@@ -47,47 +49,22 @@ constexpr uint32_t kMaxRegions = 64;
 // PEs below this number have their transport and heap window inline in GpuStates (see there).
 constexpr int kInlinePes = 8;
 
-// Why a kernel stopped. The first error of the process wins; host code formats it
-// (mori_shmem_device_error) from these fields, so no device-side formatting is needed.
-enum class DeviceErrorCode : uint32_t {
-  None = 0,
-  NotInitialized = 1,   // device API used in a module that init never bound
-  InvalidPe = 2,        // a = pe
-  NotSymmetric = 3,     // a = address, b = bytes
-  Timeout = 4,          // a = what (DeviceWait), b = waited ns, c/d = progress counters
-  ErrorCompletion = 5,  // a = opcode, b = syndrome, c = vendor syndrome, d = wqe index
-  Unsupported = 6,      // a = what (DeviceUnsupported)
-  InvalidArgument = 7,  // a = what, b = value
-  PeerFailed = 8,       // written by the host's peer monitor: peer = a = the PE that failed
-};
+// The device error vocabulary is the device layers' common one (mori/device/error.hpp).
+using device::DeviceErrorCode;
+using device::DeviceErrorRecord;
+using device::DeviceWait;
 
-struct DeviceErrorRecord {
-  uint32_t code;  // DeviceErrorCode; 0 until the first error
-  int32_t pe;     // reporting PE
-  int32_t peer;   // -1 if none
-  int32_t qp;     // -1 if none
-  uint64_t a, b, c, d;
-  uint32_t qpn;
-  uint32_t line;   // source line of the report
-  char where[64];  // function name (truncated)
-};
-
-// What a timed-out wait was waiting for (DeviceErrorRecord::a for Timeout).
-enum class DeviceWait : uint32_t { SendQueueSlot = 1, Completion = 2, WaitUntil = 3, Barrier = 4, Signal = 5 };
-
-struct GpuStates {
-  uint32_t magic;       // kGpuStatesMagic once bound
-  uint32_t abiVersion;  // kDeviceAbiVersion
-  int32_t myPe;
-  int32_t nPes;
+// The Diag base (myPe, nPes, errorRecord, timeoutTicks) is what the layers below SHMEM read.
+struct GpuStates : device::Diag {
+  uint32_t magic;            // kGpuStatesMagic once bound
+  uint32_t abiVersion;       // kDeviceAbiVersion
   const uint8_t* transport;  // [nPes] Transport
 
   Region heap;  // region 0, kept inline for the common case
   // transport[pe] and heap.peers[pe].p2pBase of the first kInlinePes PEs, inline: GpuStates is
-  // constant memory in every module, which an acquire (a signal wait, a full fence) leaves cached,
-  // whereas it invalidates L1, so a lookup in global memory after one costs an L2 round trip,
-  // twice per put (measured on the H200s when quiet was a full fence: put + quiet 1.82 us, against
-  // 1.15-1.19 us raw).
+  // constant memory, which an acquire (a signal wait, a full fence) leaves cached, whereas it
+  // invalidates L1: a lookup in global memory after one cost an L2 round trip twice per put
+  // (put + quiet 1.82 us against 1.15-1.19 us raw on the H200s).
   uint8_t inlineTransport[kInlinePes];
   uint64_t inlineHeapP2pBase[kInlinePes];
   const Region* regions;       // [kMaxRegions] in GPU memory; regions[0] mirrors `heap`
@@ -102,10 +79,6 @@ struct GpuStates {
   // counter is this PE's own (GPU memory).
   uint64_t syncOffset;
   uint64_t* barrierEpoch;
-
-  // Diagnostics and limits.
-  DeviceErrorRecord* errorRecord;  // host-mapped, readable after the context fails
-  uint64_t timeoutTicks;           // device waits stop after this many wall-clock ticks; 0: never
 };
 
 }  // namespace mori::shmem

@@ -1,12 +1,14 @@
 // Symmetric address resolution: which region holds a local symmetric address, and where that
-// object lives on another PE. The heap is checked inline; registered regions are scanned only on
-// a miss. Argument checks (PE range, object inside its region) cost nothing unless the user
-// builds with MORI_SHMEM_CHECKS=1; an address in no region at all is always reported.
+// object lives on another PE. The heap is checked inline; registered regions are scanned (in the
+// device library) only on a miss. In the inline fast paths, argument checks (PE range) cost
+// nothing unless the user builds with MORI_SHMEM_CHECKS=1; the device library, which every other
+// case reaches, always checks, and an address in no region at all is always reported.
 #pragma once
 
+#include "mori/device/error.hpp"
 #include "mori/platform/atomic.hpp"
 #include "mori/shmem/device_host/gpu_states.hpp"
-#include "mori/shmem/impl/device_error.hpp"
+#include "mori/shmem/impl/device_library.hpp"
 
 #ifndef MORI_SHMEM_CHECKS
 #define MORI_SHMEM_CHECKS 0
@@ -15,29 +17,23 @@
 #if MORI_GPU_COMPILER
 namespace mori::shmem::impl {
 
+using device::ErrorSite;
+
 MORI_DEVICE_INLINE void checkPe(const GpuStates& s, int pe) {
   if constexpr (MORI_SHMEM_CHECKS) {
-    if (MORI_UNLIKELY(pe < 0 || pe >= s.nPes))
-      MORI_DEVICE_FAIL(s, DeviceErrorCode::InvalidPe, ErrorSite{}, static_cast<uint64_t>(pe), 0, 0, 0);
+    if (MORI_UNLIKELY(pe < 0 || pe >= s.nPes)) mori_shmemi_fail_pe(pe);
   }
 }
 
 // Registered regions (index >= 1); null if none holds `addr`.
-inline MORI_DEVICE_NOINLINE const Region* findRegisteredRegion(const GpuStates& s, uint64_t addr) {
-  const uint32_t n = gpu::atomicLoad<gpu::Order::Acquire, gpu::Scope::Agent>(s.numRegions);
-  for (uint32_t i = 1; i < n; ++i) {
-    const Region& r = s.regions[i];
-    if (r.live && addr - r.base < r.size) return &r;
-  }
-  return nullptr;
-}
+MORI_DEVICE_INLINE const Region* findRegisteredRegion(uint64_t addr) { return mori_shmemi_find_region(addr); }
 
 // Region of the symmetric object [addr, addr + bytes) that is about to be accessed on `peer`.
 MORI_DEVICE_INLINE const Region& regionOf(const GpuStates& s, const void* p, size_t bytes, int peer) {
   const uint64_t addr = reinterpret_cast<uint64_t>(p);
   const Region* r = &s.heap;
   if (MORI_UNLIKELY(addr - s.heap.base >= s.heap.size)) {
-    r = findRegisteredRegion(s, addr);
+    r = findRegisteredRegion(addr);
     if (!r) MORI_DEVICE_FAIL(s, DeviceErrorCode::NotSymmetric, (ErrorSite{peer, -1, 0}), addr, bytes, 0, 0);
   }
   if constexpr (MORI_SHMEM_CHECKS) {
@@ -51,7 +47,7 @@ MORI_DEVICE_INLINE const Region& regionOf(const GpuStates& s, const void* p, siz
 MORI_DEVICE_INLINE const Region* localRegion(const GpuStates& s, const void* p) {
   const uint64_t addr = reinterpret_cast<uint64_t>(p);
   if (addr - s.heap.base < s.heap.size) return &s.heap;
-  return findRegisteredRegion(s, addr);
+  return findRegisteredRegion(addr);
 }
 
 MORI_DEVICE_INLINE Transport transportTo(const GpuStates& s, int pe) {

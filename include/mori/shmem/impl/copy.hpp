@@ -2,8 +2,7 @@
 // destination share 16-byte alignment (head and tail handled separately), else the widest
 // common element; the threads' accesses are grouped on the destination's 128-byte lines. Each
 // thread keeps 4 vectors in flight before storing: one 16-byte access per thread at a time cannot
-// cover NVLink latency (FACTS.md: 1 CTA of 1024 threads reaches 38 GB/s against 367 GB/s with
-// enough CTAs and loads in flight).
+// cover NVLink latency.
 #pragma once
 
 #include <stddef.h>
@@ -17,24 +16,22 @@
 namespace mori::shmem::impl {
 
 // Cache line the destination's accesses are grouped on: a warp's 32 16-byte stores that start
-// mid-line touch 5 lines instead of 4, and peer writes in that pattern top out at 348-349 GB/s
-// on the H200s against 366-370 line-aligned (bench/micro/p2p_copy_variants, unit_share).
+// mid-line touch 5 lines instead of 4 (peer writes 348-349 GB/s on the H200s against 366-370
+// line-aligned; bench/micro/p2p_copy_variants.cpp measures both).
 constexpr uintptr_t kLineBytes = 128;
 
 // Copies n elements; thread `rank` of `size` takes positions rank, rank + size, ... of a sequence
 // that starts `skew` positions before dst[0] (position i is element i - skew; positions before
 // element 0 are skipped). A skew of the destination's offset into its line, in elements, puts
 // each group of `size` consecutive positions on whole lines. skew < size.
-// kUnroll: loads in flight per thread (bench/micro/p2p_copy_variants measures 1, 4 and 8). The
-// loop is not unrolled further: nvcc's 4x unroll (16 vectors a pass) sent warp shares smaller
-// than a pass through its remainder code. Without it, warp put 330 -> 348 GB/s at 32 MiB and
-// 341 -> 351 at 64 MiB, 64-byte get 0.283 -> 0.259 us; one thread's 4 KiB put pays 4%.
-// kOneWave: the threads are one wave (warp scope). They then leave the loop together: when some
-// still had a full pass and some did not, the wave ran that pass and the remainder one after the
-// other, two load latencies per call where a share is a pass or two (warp put at 8 MiB, 124-125
-// vectors a warp: 324-329 -> 355-356 GB/s, 2026-11-30T0735Z_h200x2_copy_one_wave_exit.json). The
-// wave's furthest thread starts its passes at (skew ? skew + size : size) - 1, which is at least i
-// and less than i + size, so every thread has at most kUnroll positions left after the loop.
+// kUnroll: loads in flight per thread. The loop is not unrolled further: nvcc's 4x unroll (16
+// vectors a pass) sends warp shares smaller than a pass through its remainder code (warp put at
+// 32 MiB 330 against 348 GB/s).
+// kOneWave: the threads are one wave (warp scope). They then leave the loop together: a wave in
+// which some threads still had a full pass would run that pass and the remainder one after the
+// other (warp put at 8 MiB 324-329 against 355-356 GB/s). The wave's furthest thread starts its
+// passes at (skew ? skew + size : size) - 1, which is at least i and less than i + size, so every
+// thread has at most kUnroll positions left after the loop.
 template <int kUnroll = 4, bool kOneWave = false, typename T>
 MORI_DEVICE_INLINE void copyElements(T* __restrict__ dst, const T* __restrict__ src, size_t n, int rank, int size,
                                      size_t skew = 0) {
@@ -75,8 +72,7 @@ MORI_DEVICE_INLINE size_t lineSkew(uintptr_t dst, int shift, int size) {
 // eight byte stores (byte stores tripled the P2P put + quiet latency on the H200s).
 MORI_DEVICE_INLINE void copySmall(char* dst, const char* src, size_t n) {
   // A word or a value at its alignment is one access without the loop's chain of dependent width
-  // tests: copyBytes of one thread's 8-byte P2P get 0.133 -> 0.075 us ("rawcopy" of
-  // bench/results/2026-11-30g_probes/get_path_probe2.cpp, runs 2 and 4 of 2026-11-30g).
+  // tests (one thread's 8-byte P2P get 0.133 -> 0.075 us).
   const uintptr_t ends = reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src);
   if (n == 8 && (ends & 7) == 0) {
     *reinterpret_cast<uint64_t*>(dst) = *reinterpret_cast<const uint64_t*>(src);
@@ -158,10 +154,8 @@ MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, in
 // One thread's copy (thread scope), shaped for latency: few dependent branches in front of the
 // accesses. Whole 16-byte vectors at 16-byte aligned ends go 4 at a time while more than 4
 // remain, the last 1-4 under predicates; up to 16 other bytes go through copySmall; anything else
-// through copyBytes. One thread's 64-byte P2P get, L1 hits: 0.156 us through copyBytes, 0.107 in
-// this form (its loop there without the pragma), 0.058 for the bare accesses
-// (bench/results/2026-11-30g_probes/copy_path_probe.cpp); with the put/get fast path
-// shmem_get_latency at 64 B 0.260 -> 0.182 us (bench/results/2026-11-30T1408Z_*).
+// through copyBytes. One thread's 64-byte P2P get (L1 hits) took 0.156 us through copyBytes and
+// 0.107 in this form.
 MORI_DEVICE_INLINE void copyThread(void* dstv, const void* srcv, size_t bytes) {
   char* dst = static_cast<char*>(dstv);
   const char* src = static_cast<const char*>(srcv);

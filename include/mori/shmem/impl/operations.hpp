@@ -1,13 +1,22 @@
-// One template per SHMEM operation. Each resolves the symmetric address, then dispatches on the
-// transport to the peer: P2P inline first (loads/stores through the peer mapping), RDMA after
-// (rdma_ops.hpp). Scopes (thread/warp/block) differ only in the Scope type argument.
+// One template per SHMEM operation. Each resolves the symmetric address and takes its inline fast
+// path when the target is a heap object on a P2P PE with an inline window (loads/stores through
+// the peer mapping); everything else (registered regions, PEs past kInlinePes, RDMA, errors) is
+// one call into the device library (device_library.hpp). Scopes (thread/warp/block) differ only
+// in the Scope type argument.
+//
+// The general path is a call, not inlined code, because ptxas allocates a kernel's registers
+// together with the code it inlines: with the RDMA path inline a 1024-thread kernel calling
+// putmem_nbi_block needed 82 registers and did not launch. A call into relocatable code keeps
+// the caller's registers its own (bench/results/2026-12-01T1500Z_cpu2_device_library.json).
 #pragma once
+
+#include <string.h>
 
 #include "mori/platform/atomic.hpp"
 #include "mori/shmem/impl/address.hpp"
 #include "mori/shmem/impl/copy.hpp"
+#include "mori/shmem/impl/device_library.hpp"
 #include "mori/shmem/impl/op_types.hpp"
-#include "mori/shmem/impl/rdma_ops.hpp"
 #include "mori/shmem/impl/scope.hpp"
 
 #if MORI_GPU_COMPILER
@@ -16,19 +25,9 @@ namespace mori::shmem::impl {
 using gpu::Order;
 using SysScope = gpu::Scope;
 
-[[noreturn]] inline MORI_DEVICE_NOINLINE void failTransport(const GpuStates& s, int pe, const char* where) {
-  reportError(s, DeviceErrorCode::Unsupported, ErrorSite{pe, -1, 0}, static_cast<uint64_t>(transportTo(s, pe)), 0, 0, 0,
-              __LINE__, where);
-}
-
 // ---- put / get -------------------------------------------------------------------------------
-//
-// Like the single-element operations below, a put or get tests the common target inline (a heap
-// object on a P2P PE with an inline window) and resolves everything else in its general branch;
-// both end in the one copy. One thread's copy is shaped for latency (copyThread), a wave's or a
-// block's for bandwidth (copyBytes). A one-thread get of 8 / 64 bytes that hits in L1 cost 0.187 /
-// 0.234 us through the region test, the transport switch and copyBytes, against 0.044 / 0.058 for
-// the bare accesses (bench/results/2026-11-30g_probes/get_path_probe2.cpp).
+// One thread's copy is shaped for latency (copyThread), a wave's or a block's for bandwidth
+// (copyBytes).
 
 template <class S>
 MORI_DEVICE_INLINE void scopeCopy(void* dst, const void* src, size_t bytes) {
@@ -39,17 +38,35 @@ MORI_DEVICE_INLINE void scopeCopy(void* dst, const void* src, size_t bytes) {
   }
 }
 
+// The device library's RDMA put / get for scope S.
+template <class S>
+MORI_DEVICE_INLINE void putGeneral(void* dest, const void* src, size_t bytes, int pe, int qp, bool blocking) {
+  if constexpr (S::kSingleThread) {
+    mori_shmemi_put_thread(dest, src, bytes, pe, qp, blocking);
+  } else if constexpr (S::kOneWave) {
+    mori_shmemi_put_warp(dest, src, bytes, pe, qp, blocking);
+  } else {
+    mori_shmemi_put_block(dest, src, bytes, pe, qp, blocking);
+  }
+}
+template <class S>
+MORI_DEVICE_INLINE void getGeneral(void* dest, const void* src, size_t bytes, int pe, int qp, bool blocking) {
+  if constexpr (S::kSingleThread) {
+    mori_shmemi_get_thread(dest, src, bytes, pe, qp, blocking);
+  } else if constexpr (S::kOneWave) {
+    mori_shmemi_get_warp(dest, src, bytes, pe, qp, blocking);
+  } else {
+    mori_shmemi_get_block(dest, src, bytes, pe, qp, blocking);
+  }
+}
+
 template <class S>
 MORI_DEVICE_INLINE void put(const GpuStates& s, void* dest, const void* src, size_t bytes, int pe, int qp,
                             bool blocking) {
   void* remote = heapP2pRange(s, dest, bytes, pe);
-  if (MORI_UNLIKELY(!remote)) {  // registered regions, PEs past kInlinePes, RDMA, errors
-    const Region& r = regionOf(s, dest, bytes, pe);
-    switch (transportTo(s, pe)) {
-      case Transport::P2P: remote = p2pAddress(s, r, pe, dest); break;
-      case Transport::Rdma: rdmaPut<S>(s, r, dest, src, bytes, pe, qp, blocking); return;
-      default: failTransport(s, pe, "put");
-    }
+  if (MORI_UNLIKELY(!remote)) {
+    remote = mori_shmemi_p2p_window(dest, bytes, pe);
+    if (!remote) return putGeneral<S>(dest, src, bytes, pe, qp, blocking);
   }
   scopeCopy<S>(remote, src, bytes);
   // Blocking: no thread of the scope may reuse the source before all have read their part.
@@ -61,35 +78,31 @@ MORI_DEVICE_INLINE void get(const GpuStates& s, void* dest, const void* src, siz
                             bool blocking) {
   const void* remote = heapP2pRange(s, src, bytes, pe);
   if (MORI_UNLIKELY(!remote)) {
-    const Region& r = regionOf(s, src, bytes, pe);
-    switch (transportTo(s, pe)) {
-      case Transport::P2P: remote = p2pAddress(s, r, pe, src); break;
-      case Transport::Rdma: rdmaGet<S>(s, r, dest, src, bytes, pe, qp, blocking); return;
-      default: failTransport(s, pe, "get");
-    }
+    remote = mori_shmemi_p2p_window(src, bytes, pe);
+    if (!remote) return getGeneral<S>(dest, src, bytes, pe, qp, blocking);
   }
   scopeCopy<S>(dest, remote, bytes);
   if (blocking) S::sync();  // the whole destination is filled when the scope returns
 }
 
 // ---- single-element operations (p, g, atomics, signals) --------------------------------------
-//
-// Each has an inline fast path for the common target, a heap object on a P2P PE with an inline
-// window (heapP2pAddress), and one out-of-line general path for everything else (registered
-// regions, PEs past kInlinePes, RDMA, errors). The P2P access itself is one helper per operation,
-// used by both paths. The fast path is one heap test, one transport byte and one base, all in
-// constant memory; a loop of these operations then carries one call, not three.
-// In a kernel capped at 64 registers that call leaves a loop of p's only the registers its call
-// tree does not use: ptxas keeps the loop's state in local memory and reloads the hoisted window
-// base and transport byte every iteration (shmem_p_bw at 8 MiB about 1% under NVSHMEM and under
-// a raw store; with a trap in place of the call, level). With -DMORI_SHMEM_STANDARD_CALLS=1
-// (NVIDIA) p's and g's general paths keep the standard calling convention and the loop keeps its
-// state in registers: 46.08-46.24 G msg/s over NVLink in one set of rounds (NVSHMEM
-// 46.02-46.18), and a loop of p's into the local heap 250 -> 453 G msg/s
-// (bench/results/2026-11-30T1630Z_*, 2026-11-30T1148Z_*; T1724Z_* for a result that disagrees).
-// It is off by default for its compile time (see rdma_ops.hpp). An earlier try, a call through
-// a hidden pointer, also compiled slowly and recovered less
-// (bench/results/2026-11-30T0925Z_h200x2_element_general_path.json).
+// The P2P access itself is one helper per operation, used by the fast path here and by the
+// general path in the device library.
+
+// A value as the low sizeof(T) bytes of a word, and back.
+template <typename T>
+MORI_DEVICE_INLINE uint64_t toBits(T v) {
+  static_assert(sizeof(T) <= 8, "single elements are at most 8 bytes");
+  uint64_t bits = 0;
+  memcpy(&bits, &v, sizeof(T));
+  return bits;
+}
+template <typename T>
+MORI_DEVICE_INLINE T fromBits(uint64_t bits) {
+  T v;
+  memcpy(&v, &bits, sizeof(T));
+  return v;
+}
 
 template <typename T>
 MORI_DEVICE_INLINE void p2pP(T* remote, T value) {
@@ -97,21 +110,9 @@ MORI_DEVICE_INLINE void p2pP(T* remote, T value) {
 }
 
 template <typename T>
-MORI_SHMEM_OUT_OF_LINE void pGeneral(const GpuStates& s, T* dest, T value, int pe, int qp) {
-  MORI_SHMEM_STANDARD_CALL(pGeneral<T>);
-  checkPe(s, pe);
-  const Region& r = regionOf(s, dest, sizeof(T), pe);
-  switch (transportTo(s, pe)) {
-    case Transport::P2P: p2pP(p2pAddress(s, r, pe, dest), value); return;
-    case Transport::Rdma: rdmaP(s, r, dest, value, pe, qp); return;
-    default: failTransport(s, pe, "p");
-  }
-}
-
-template <typename T>
 MORI_DEVICE_INLINE void p(const GpuStates& s, T* dest, T value, int pe, int qp) {
   if (T* remote = heapP2pAddress(s, dest, pe)) return p2pP(remote, value);
-  pGeneral(s, dest, value, pe, qp);
+  mori_shmemi_p(dest, toBits(value), sizeof(T), pe, qp);
 }
 
 template <typename T>
@@ -120,21 +121,9 @@ MORI_DEVICE_INLINE T p2pG(const T* remote) {
 }
 
 template <typename T>
-MORI_SHMEM_OUT_OF_LINE T gGeneral(const GpuStates& s, const T* src, int pe, int qp) {
-  MORI_SHMEM_STANDARD_CALL(gGeneral<T>);
-  checkPe(s, pe);
-  const Region& r = regionOf(s, src, sizeof(T), pe);
-  switch (transportTo(s, pe)) {
-    case Transport::P2P: return p2pG(p2pAddress(s, r, pe, src));
-    case Transport::Rdma: return rdmaG(s, r, src, pe, qp);
-    default: failTransport(s, pe, "g");
-  }
-}
-
-template <typename T>
 MORI_DEVICE_INLINE T g(const GpuStates& s, const T* src, int pe, int qp) {
   if (const T* remote = heapP2pAddress(s, src, pe)) return p2pG(remote);
-  return gGeneral(s, src, pe, qp);
+  return fromBits<T>(mori_shmemi_g(src, sizeof(T), pe, qp));
 }
 
 // ---- signals -----------------------------------------------------------------------------------
@@ -152,21 +141,10 @@ MORI_DEVICE_INLINE void p2pSignal(uint64_t* remote, uint64_t value, SignalOp op,
     gpu::atomicAddNoReturn<SysScope::System>(remote, value);
 }
 
-MORI_SHMEM_OUT_OF_LINE void signalOpGeneral(const GpuStates& s, uint64_t* sig, uint64_t value, SignalOp op, int pe,
-                                            int qp, bool ordered) {
-  checkPe(s, pe);
-  const Region& r = regionOf(s, sig, sizeof(uint64_t), pe);
-  switch (transportTo(s, pe)) {
-    case Transport::P2P: return p2pSignal(p2pAddress(s, r, pe, sig), value, op, ordered);
-    case Transport::Rdma: rdmaSignal(s, r, sig, value, op, pe, qp); return;
-    default: failTransport(s, pe, "signal_op");
-  }
-}
-
 MORI_DEVICE_INLINE void signalOp(const GpuStates& s, uint64_t* sig, uint64_t value, SignalOp op, int pe, int qp,
                                  bool ordered) {
   if (uint64_t* remote = heapP2pAddress(s, sig, pe)) return p2pSignal(remote, value, op, ordered);
-  signalOpGeneral(s, sig, value, op, pe, qp, ordered);
+  mori_shmemi_signal(sig, value, static_cast<int>(op), pe, qp, ordered);
 }
 
 template <class S>
@@ -177,7 +155,7 @@ MORI_DEVICE_INLINE void putSignal(const GpuStates& s, void* dest, const void* sr
   if (S::rank() == 0) signalOp(s, sig, value, op, pe, qp, true);
   // Blocking over RDMA: every thread waits itself (its data, and rank 0 its signal too): a warp
   // sync after one lane's wait is not relied on (see rdma::postFromThreads).
-  if (blocking && transportTo(s, pe) == Transport::Rdma) rdmaQuietEndpoint(s, endpointFor(s, pe, qp));
+  if (blocking && transportTo(s, pe) == Transport::Rdma) mori_shmemi_quiet_pe_rdma(pe, qp < 0 ? 0 : qp);
   S::sync();
 }
 
@@ -206,32 +184,25 @@ MORI_DEVICE_INLINE T p2pAmo(Amo op, T* remote, T value, T cond, bool fetch) {
 }
 
 template <typename T>
-MORI_SHMEM_OUT_OF_LINE T amoGeneral(const GpuStates& s, Amo op, T* dest, T value, T cond, int pe, int qp, bool fetch) {
-  checkPe(s, pe);
-  const Region& r = regionOf(s, dest, sizeof(T), pe);
-  switch (transportTo(s, pe)) {
-    case Transport::P2P: return p2pAmo(op, p2pAddress(s, r, pe, dest), value, cond, fetch);
-    case Transport::Rdma: return rdmaAmo(s, r, op, dest, value, cond, pe, qp, fetch);
-    default: failTransport(s, pe, "atomic");
-  }
-}
-
-template <typename T>
 MORI_DEVICE_INLINE T amo(const GpuStates& s, Amo op, T* dest, T value, T cond, int pe, int qp, bool fetch) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomics are 4 or 8 bytes");
   if (T* remote = heapP2pAddress(s, dest, pe)) return p2pAmo(op, remote, value, cond, fetch);
-  return amoGeneral(s, op, dest, value, cond, pe, qp, fetch);
+  return fromBits<T>(
+      mori_shmemi_amo(static_cast<uint32_t>(op), dest, toBits(value), toBits(cond), sizeof(T), pe, qp, fetch));
 }
 
 // ---- ordering ----------------------------------------------------------------------------------
 
-// Completes every operation this PE issued (scope-cooperative over the endpoints).
+// Completes every operation this PE issued (scope-cooperative over the RDMA endpoints).
 template <class S>
 MORI_DEVICE_INLINE void quiet(const GpuStates& s) {
+  static_assert(S::kSingleThread || !S::kOneWave, "quiet is thread or block scope");
   gpu::releaseSystem();
   if (s.numQpPerPe != 0) {
-    const uint32_t total = static_cast<uint32_t>(s.nPes) * s.numQpPerPe;
-    for (uint32_t i = static_cast<uint32_t>(S::rank()); i < total; i += static_cast<uint32_t>(S::size())) {
-      if (transportTo(s, static_cast<int>(i / s.numQpPerPe)) == Transport::Rdma) rdmaQuietEndpoint(s, s.endpoints[i]);
+    if constexpr (S::kSingleThread) {
+      mori_shmemi_quiet_rdma_thread();
+    } else {
+      mori_shmemi_quiet_rdma_block();
     }
   }
   S::sync();
@@ -241,13 +212,7 @@ MORI_DEVICE_INLINE void quiet(const GpuStates& s) {
 MORI_DEVICE_INLINE void quietPe(const GpuStates& s, int pe, int qp) {
   checkPe(s, pe);
   gpu::releaseSystem();
-  if (transportTo(s, pe) != Transport::Rdma) return;
-  if (qp >= 0) {
-    rdmaQuietEndpoint(s, endpointFor(s, pe, qp));
-    return;
-  }
-  for (uint32_t q = 0; q < s.numQpPerPe; ++q)
-    rdmaQuietEndpoint(s, s.endpoints[static_cast<uint32_t>(pe) * s.numQpPerPe + q]);
+  if (transportTo(s, pe) == Transport::Rdma) mori_shmemi_quiet_pe_rdma(pe, qp);
 }
 
 // Orders this PE's earlier puts, AMOs and signals to each PE before its later ones. One QP

@@ -1,10 +1,10 @@
 // mori_shmem_my_pe / n_pes / ptr for GPU compilers: one name, callable from host and device
 // code. The host path calls the runtime (mori_shmemi_*); the device path reads this module's
-// GpuStates. Plain C/C++ compilers see ordinary host functions (mori/shmem.h).
+// GpuStates (mori_shmem_device_states). Plain C/C++ compilers see ordinary host functions (mori/shmem.h).
 #pragma once
 
 #include "mori/shmem/impl/address.hpp"
-#include "mori/shmem/impl/module_binding.hpp"
+#include "mori/shmem/impl/device_library.hpp"
 
 static __host__ __device__ inline int mori_shmem_my_pe(void) {
 #if MORI_DEVICE_COMPILE

@@ -3,12 +3,14 @@
 // and go through Spinner, so MORI_SHMEM_TIMEOUT bounds them.
 #pragma once
 
+#include "mori/device/spin.hpp"
 #include "mori/platform/atomic.hpp"
 #include "mori/shmem/impl/operations.hpp"
-#include "mori/shmem/impl/spin.hpp"
 
 #if MORI_GPU_COMPILER
 namespace mori::shmem::impl {
+
+using device::Spinner;
 
 template <typename T>
 MORI_DEVICE_INLINE T loadAcquire(const T* p) {
@@ -22,8 +24,8 @@ MORI_DEVICE_INLINE T waitUntil(const GpuStates& s, const T* ivar, Cmp cmp, T val
   Spinner spin(s.timeoutTicks);
   while (!compare(v = loadAcquire(ivar), cmp, value)) {
     if (spin.expired())
-      MORI_DEVICE_FAIL(s, DeviceErrorCode::Timeout, ErrorSite{}, static_cast<uint64_t>(DeviceWait::WaitUntil),
-                       spin.elapsedNs(), static_cast<uint64_t>(v), static_cast<uint64_t>(value));
+      mori_shmemi_fail_wait(static_cast<uint32_t>(DeviceWait::WaitUntil), spin.elapsedNs(), static_cast<uint64_t>(v),
+                            static_cast<uint64_t>(value));
   }
   return v;
 }
@@ -50,8 +52,8 @@ MORI_DEVICE_INLINE size_t waitUntilAny(const GpuStates& s, const T* ivars, size_
     for (size_t i = 0; i < n; ++i)
       if (!excluded(status, i) && compare(loadAcquire(ivars + i), cmp, value)) return i;
     if (spin.expired())
-      MORI_DEVICE_FAIL(s, DeviceErrorCode::Timeout, ErrorSite{}, static_cast<uint64_t>(DeviceWait::WaitUntil),
-                       spin.elapsedNs(), n, static_cast<uint64_t>(value));
+      mori_shmemi_fail_wait(static_cast<uint32_t>(DeviceWait::WaitUntil), spin.elapsedNs(), n,
+                            static_cast<uint64_t>(value));
   }
 }
 
@@ -69,8 +71,8 @@ MORI_DEVICE_INLINE size_t waitUntilSome(const GpuStates& s, const T* ivars, size
       if (!excluded(status, i) && compare(loadAcquire(ivars + i), cmp, value)) indices[found++] = i;
     if (found) return found;
     if (spin.expired())
-      MORI_DEVICE_FAIL(s, DeviceErrorCode::Timeout, ErrorSite{}, static_cast<uint64_t>(DeviceWait::WaitUntil),
-                       spin.elapsedNs(), n, static_cast<uint64_t>(value));
+      mori_shmemi_fail_wait(static_cast<uint32_t>(DeviceWait::WaitUntil), spin.elapsedNs(), n,
+                            static_cast<uint64_t>(value));
   }
 }
 
@@ -88,31 +90,13 @@ MORI_DEVICE_INLINE size_t testAny(const T* ivars, size_t n, const int* status, C
   return n;
 }
 
-// Dissemination barrier: ceil(log2 n) rounds; in round k this PE tells PE (me + 2^k) mod n that
-// it arrived and waits for PE (me - 2^k) mod n. Each flag has exactly one writer per barrier and
-// holds the barrier's epoch, so a writer that runs ahead only raises it: no reset, no central
-// PE, no PE limit. One caller (thread or block) per PE at a time.
+// The barrier's arrival part: one thread per PE runs the device library's rounds
+// (mori_shmemi_sync_all_rounds: a dissemination barrier). One caller (thread or block) per PE at
+// a time.
 template <class S>
-MORI_DEVICE_INLINE void syncAll(const GpuStates& s) {
+MORI_DEVICE_INLINE void syncAll(const GpuStates&) {
   S::sync();
-  if (S::rank() == 0) {
-    const uint64_t epoch = *s.barrierEpoch + 1;
-    *s.barrierEpoch = epoch;
-    uint64_t* flags = reinterpret_cast<uint64_t*>(s.heap.base + s.syncOffset);
-    Spinner spin(s.timeoutTicks);
-    int round = 0;
-    for (int dist = 1; dist < s.nPes; dist <<= 1, ++round) {
-      const int to = (s.myPe + dist) % s.nPes;
-      // Ordered: the round's signal carries what this PE learned in earlier rounds (cumulativity).
-      signalOp(s, flags + round, epoch, SignalOp::Set, to, 0, true);
-      while (loadAcquire(flags + round) < epoch) {
-        if (spin.expired())
-          MORI_DEVICE_FAIL(s, DeviceErrorCode::Timeout, (ErrorSite{(s.myPe - dist + s.nPes) % s.nPes, -1, 0}),
-                           static_cast<uint64_t>(DeviceWait::Barrier), spin.elapsedNs(), loadAcquire(flags + round),
-                           epoch);
-      }
-    }
-  }
+  if (S::rank() == 0) mori_shmemi_sync_all_rounds();
   S::sync();
 }
 

@@ -1,6 +1,6 @@
 // Team table binding. Each GPU module that includes the team API owns one `__device__` pointer to
 // this PE's team table and registers a binder with the runtime when it loads (as GpuStates is
-// bound: mori/shmem/impl/module_binding.hpp). The runtime binds every registered module when it
+// bound: shmem/device/device_states.cpp). The runtime binds every registered module when it
 // creates the predefined teams at init and clears them at finalize. Kept apart from GpuStates so
 // that the team layer can move with the state-binding mechanism without touching it.
 #pragma once
@@ -25,7 +25,7 @@ void mori_shmemi_unregister_team_module(mori_shmemi_team_binder_t bind);
 namespace mori::shmem::team {
 namespace {  // one of each per module, by design
 
-// `static` as well as unnamed, for the reason module_binding.hpp gives (clang 15 drops it otherwise).
+// `static` as well as unnamed: clang 15 (ROCm) otherwise drops the variable and folds its loads to zero.
 static __device__ const TeamDevice* moduleTeamTable;
 
 int bindModuleTeamTable(const void* table) {

@@ -20,20 +20,21 @@
 //             PE, peer, QP, opcode and syndrome instead of being mistaken for "not yet"
 #pragma once
 
+#include <stdio.h>
+
+#include "mori/device/error.hpp"
+#include "mori/device/spin.hpp"
 #include "mori/platform/atomic.hpp"
 #include "mori/platform/wave.hpp"
-#include "mori/shmem/device_host/gpu_states.hpp"
-#include "mori/shmem/impl/device_error.hpp"
-#include "mori/shmem/impl/spin.hpp"
 #include "mori/transport/rdma/device_host/endpoint.hpp"
 #include "mori/transport/rdma/providers/provider.hpp"
 
 #if MORI_GPU_COMPILER
 namespace mori::rdma {
 
-using shmem::GpuStates;
-namespace sh = mori::shmem;
-namespace shi = mori::shmem::impl;
+// Every function here takes the caller's Diag (PE, error record, wait limit) as `s`.
+using DeviceCtx = device::Diag;
+using device::DeviceWait;
 using gpu::Order;
 using gpu::Scope;
 
@@ -41,15 +42,15 @@ MORI_DEVICE_INLINE void* slotAddress(const EndpointDevice& ep, uint64_t idx) {
   return ep.sq + ((idx & (ep.sqDepth - 1)) << ep.sqSlotShift);
 }
 
-MORI_DEVICE_INLINE shi::ErrorSite siteOf(const EndpointDevice& ep) {
-  return shi::ErrorSite{ep.peer, static_cast<int>(ep.qpIndex), ep.qpn};
+MORI_DEVICE_INLINE device::ErrorSite siteOf(const EndpointDevice& ep) {
+  return device::ErrorSite{ep.peer, static_cast<int>(ep.qpIndex), ep.qpn};
 }
 
 // A wait on `ep` timed out: prints what the endpoint holds, so that a reservation never
 // submitted, a NIC that stopped consuming and a lost completion read differently (the timeout
 // reported below names only the awaited counter), then reports the timeout. Cold path.
-[[noreturn]] inline MORI_DEVICE_NOINLINE void endpointTimeout(const GpuStates& s, const EndpointDevice& ep,
-                                                              sh::DeviceWait why, uint64_t ns, uint64_t progress,
+[[noreturn]] inline MORI_DEVICE_NOINLINE void endpointTimeout(const DeviceCtx& s, const EndpointDevice& ep,
+                                                              DeviceWait why, uint64_t ns, uint64_t progress,
                                                               uint64_t target, int line, const char* where) {
   EndpointState* st = ep.state;
   printf(
@@ -61,16 +62,16 @@ MORI_DEVICE_INLINE shi::ErrorSite siteOf(const EndpointDevice& ep) {
       (unsigned long long)gpu::atomicLoad<Order::Relaxed, Scope::Agent>(&st->completed),
       (unsigned long long)gpu::atomicLoad<Order::Relaxed, Scope::Agent>(&st->cqConsumer),
       gpu::atomicLoad<Order::Relaxed, Scope::Agent>(&st->resultsInFlight));
-  shi::reportError(s, sh::DeviceErrorCode::Timeout, siteOf(ep), static_cast<uint64_t>(why), ns, progress, target, line,
-                   where);
+  device::fail(s, static_cast<uint32_t>(device::DeviceErrorCode::Timeout), siteOf(ep), static_cast<uint64_t>(why), ns,
+               progress, target, line, where);
 }
 
 // Every wait on an endpoint: polls until met(v) holds for v = poll(); past the timeout, reports
 // `why` in `where` (the waiting function) with the last v as progress and `target`.
 template <class Poll, class Met>
-MORI_DEVICE_INLINE uint64_t spinUntil(const GpuStates& s, const EndpointDevice& ep, sh::DeviceWait why, uint64_t target,
+MORI_DEVICE_INLINE uint64_t spinUntil(const DeviceCtx& s, const EndpointDevice& ep, DeviceWait why, uint64_t target,
                                       const char* where, Poll poll, Met met) {
-  shi::Spinner spin(s.timeoutTicks);
+  device::Spinner spin(s.timeoutTicks);
   uint64_t v;
   while (!met(v = poll()))
     if (spin.expired()) endpointTimeout(s, ep, why, spin.elapsedNs(), v, target, __LINE__, where);
@@ -84,7 +85,7 @@ MORI_DEVICE_INLINE uint64_t spinUntil(const GpuStates& s, const EndpointDevice& 
 // Of the lanes that call together for the same endpoint, one tries the lock (every lane of a
 // posting group waits for its own slot: 32 exchanges per warp and poll would queue there too).
 template <class P>
-MORI_DEVICE_NOINLINE uint64_t pollCompletions(const GpuStates& s, const EndpointDevice& ep) {
+MORI_DEVICE_NOINLINE uint64_t pollCompletions(const DeviceCtx& s, const EndpointDevice& ep) {
   EndpointState* st = ep.state;
   const gpu::LaneMask sameEndpoint = gpu::matchAny(gpu::activeMask(), reinterpret_cast<uint64_t>(&ep));
   if (gpu::laneId() == gpu::firstLane(sameEndpoint) &&
@@ -98,8 +99,8 @@ MORI_DEVICE_NOINLINE uint64_t pollCompletions(const GpuStates& s, const Endpoint
       if (!c.valid) break;
       if (c.error) {
         gpu::atomicStore<Order::Relaxed, Scope::Agent>(&st->errorSeen, 1u);
-        MORI_DEVICE_FAIL(s, sh::DeviceErrorCode::ErrorCompletion, siteOf(ep), c.opcode, c.syndrome, c.vendorSyndrome,
-                         c.wqeIndex);
+        MORI_DEVICE_FAIL(s, device::DeviceErrorCode::ErrorCompletion, siteOf(ep), c.opcode, c.syndrome,
+                         c.vendorSyndrome, c.wqeIndex);
       }
       // The entry completes WQE c.wqeIndex and, on an RC QP, every WQE before it. Fewer than
       // sqDepth slots are ever outstanding (kSqHeadroom), so the advance is unambiguous.
@@ -120,8 +121,8 @@ MORI_DEVICE_NOINLINE uint64_t pollCompletions(const GpuStates& s, const Endpoint
 
 // Waits until at least `target` slots are complete.
 template <class P>
-MORI_DEVICE_NOINLINE void waitCompleted(const GpuStates& s, const EndpointDevice& ep, uint64_t target,
-                                        sh::DeviceWait why = sh::DeviceWait::Completion) {
+MORI_DEVICE_NOINLINE void waitCompleted(const DeviceCtx& s, const EndpointDevice& ep, uint64_t target,
+                                        DeviceWait why = DeviceWait::Completion) {
   spinUntil(
       s, ep, why, target, __func__, [&] { return pollCompletions<P>(s, ep); },
       [&](uint64_t done) { return done >= target; });
@@ -137,10 +138,10 @@ MORI_DEVICE_INLINE uint32_t lapTag(const EndpointDevice& ep, uint64_t idx) {
 // Slow path of claimSlot: the slot's previous WQE fetched a result its thread has not read yet.
 // A timeout reports the slot's state word as progress and `idx` as target.
 template <class P>
-MORI_DEVICE_NOINLINE void waitResultRead(const GpuStates& s, const EndpointDevice& ep, uint64_t idx) {
+MORI_DEVICE_NOINLINE void waitResultRead(const DeviceCtx& s, const EndpointDevice& ep, uint64_t idx) {
   const uint32_t* state = &ep.slotState[idx & (ep.sqDepth - 1)];
   spinUntil(
-      s, ep, sh::DeviceWait::SendQueueSlot, idx, __func__,
+      s, ep, DeviceWait::SendQueueSlot, idx, __func__,
       [&] { return uint64_t{gpu::atomicLoad<Order::Acquire, Scope::Agent>(state)}; },
       [](uint64_t word) { return (word & 1u) == 0; });
 }
@@ -151,11 +152,11 @@ MORI_DEVICE_NOINLINE void waitResultRead(const GpuStates& s, const EndpointDevic
 // read. Each thread waits itself, after the reservation: a thread that waits never holds up
 // another thread's step.
 template <class P>
-MORI_DEVICE_INLINE void claimSlot(const GpuStates& s, const EndpointDevice& ep, uint64_t idx, uint64_t end) {
+MORI_DEVICE_INLINE void claimSlot(const DeviceCtx& s, const EndpointDevice& ep, uint64_t idx, uint64_t end) {
   const uint64_t capacity = ep.sqDepth - P::kSqHeadroom;
   // posted <= idx < end, so completed < end: no wrap in the subtraction
   if (MORI_UNLIKELY(end - gpu::atomicLoad<Order::Acquire, Scope::Agent>(&ep.state->completed) > capacity))
-    waitCompleted<P>(s, ep, end - capacity, sh::DeviceWait::SendQueueSlot);
+    waitCompleted<P>(s, ep, end - capacity, DeviceWait::SendQueueSlot);
   if (MORI_UNLIKELY(gpu::atomicLoad<Order::Acquire, Scope::Agent>(&ep.state->resultsInFlight) != 0u))
     waitResultRead<P>(s, ep, idx);
 }
@@ -195,12 +196,12 @@ MORI_DEVICE_INLINE bool slotsWritten(const EndpointDevice& ep, uint64_t first, u
 // Slow path of submitSlots: some thread of the batch has not written its slot yet. A timeout
 // reports the lap tag found in the slot as progress and the awaited one as target.
 template <class P>
-MORI_DEVICE_NOINLINE void waitSlotsWritten(const GpuStates& s, const EndpointDevice& ep, uint64_t first, uint32_t n) {
+MORI_DEVICE_NOINLINE void waitSlotsWritten(const DeviceCtx& s, const EndpointDevice& ep, uint64_t first, uint32_t n) {
   for (uint64_t idx = first; idx < first + n; ++idx) {
     const uint32_t* state = &ep.slotState[idx & (ep.sqDepth - 1)];
     const uint32_t tag = lapTag(ep, idx);
     spinUntil(
-        s, ep, sh::DeviceWait::SendQueueSlot, tag, __func__,
+        s, ep, DeviceWait::SendQueueSlot, tag, __func__,
         [&] { return uint64_t{gpu::atomicLoad<Order::Relaxed, Scope::Agent>(state) >> 1}; },
         [&](uint64_t seen) { return seen == tag; });
   }
@@ -211,13 +212,13 @@ MORI_DEVICE_NOINLINE void waitSlotsWritten(const GpuStates& s, const EndpointDev
 // writers may be other threads: nothing else tells this thread they are done), then for every
 // earlier slot to be announced, so that doorbells go out in reservation order.
 template <class P>
-MORI_DEVICE_INLINE void submitSlots(const GpuStates& s, const EndpointDevice& ep, uint64_t base, uint32_t n) {
+MORI_DEVICE_INLINE void submitSlots(const DeviceCtx& s, const EndpointDevice& ep, uint64_t base, uint32_t n) {
   if (n > 1 && MORI_UNLIKELY(!slotsWritten(ep, base, n - 1))) waitSlotsWritten<P>(s, ep, base, n - 1);
   // With the marks read, the fence makes their WQE bytes visible to the NIC before it hears of them.
   gpu::fenceSystem();
   EndpointState* st = ep.state;
   spinUntil(
-      s, ep, sh::DeviceWait::SendQueueSlot, base, __func__,
+      s, ep, DeviceWait::SendQueueSlot, base, __func__,
       [&] { return gpu::atomicLoad<Order::Acquire, Scope::Agent>(&st->posted); },
       [&](uint64_t posted) { return posted == base; });
   P::ringDoorbell(ep, base + n, slotAddress(ep, base + n - 1));
@@ -229,9 +230,9 @@ MORI_DEVICE_INLINE void submitSlots(const GpuStates& s, const EndpointDevice& ep
 
 // Waits until slots up to `end` are announced (another thread rings for them).
 template <class P>
-MORI_DEVICE_INLINE void waitAnnounced(const GpuStates& s, const EndpointDevice& ep, uint64_t end) {
+MORI_DEVICE_INLINE void waitAnnounced(const DeviceCtx& s, const EndpointDevice& ep, uint64_t end) {
   spinUntil(
-      s, ep, sh::DeviceWait::SendQueueSlot, end, __func__,
+      s, ep, DeviceWait::SendQueueSlot, end, __func__,
       [&] { return gpu::atomicLoad<Order::Relaxed, Scope::Agent>(&ep.state->posted); },
       [&](uint64_t posted) { return posted >= end; });
 }
@@ -245,7 +246,7 @@ MORI_DEVICE_INLINE uint64_t reserveSlots(const EndpointDevice& ep, uint32_t n) {
 // A thread's part of a group's reservation [base, base + n): claims and writes slot base + rank;
 // the thread holding the last slot requests the completion and rings. Returns the slot index.
 template <class P>
-MORI_DEVICE_INLINE uint64_t postInSlot(const GpuStates& s, const EndpointDevice& ep, uint64_t base, uint32_t n,
+MORI_DEVICE_INLINE uint64_t postInSlot(const DeviceCtx& s, const EndpointDevice& ep, uint64_t base, uint32_t n,
                                        uint32_t rank, WqeDesc d) {
   const uint64_t idx = base + rank;
   const bool last = rank == n - 1;
@@ -277,7 +278,7 @@ MORI_DEVICE_INLINE gpu::LaneMask lowestLanes(gpu::LaneMask mask, uint32_t count)
 // the same endpoint share one reservation (one atomic) and one doorbell; the batch's last WQE
 // requests a completion. Returns the calling lane's slot index.
 template <class P>
-MORI_DEVICE_INLINE uint64_t postFromThreads(const GpuStates& s, const EndpointDevice& ep, WqeDesc d) {
+MORI_DEVICE_INLINE uint64_t postFromThreads(const DeviceCtx& s, const EndpointDevice& ep, WqeDesc d) {
   if constexpr (gpu::kIndependentLanes) {
     // Independent thread scheduling: the lanes of a warp may run apart, and device runs showed a
     // warp-synchronous step placed after lanes had diverged (the leader alone in a wait for ring
@@ -323,7 +324,7 @@ MORI_DEVICE_INLINE uint64_t postFromThreads(const GpuStates& s, const EndpointDe
 // batch's last WQE requests its completion and rings; batches are what the ring can hold.
 // Returns the last slot index (same value in every thread).
 template <class P, class CoopScope, class MakeFn>
-MORI_DEVICE_INLINE uint64_t postFromScope(const GpuStates& s, const EndpointDevice& ep, uint32_t count, MakeFn make) {
+MORI_DEVICE_INLINE uint64_t postFromScope(const DeviceCtx& s, const EndpointDevice& ep, uint32_t count, MakeFn make) {
   const uint32_t capacity = ep.sqDepth - P::kSqHeadroom;
   uint64_t last = 0;
   for (uint32_t first = 0; first < count; first += capacity) {
@@ -349,7 +350,7 @@ MORI_DEVICE_INLINE uint64_t postFromScope(const GpuStates& s, const EndpointDevi
 
 // Waits for the WQE in slot `idx` (posted with a fetch to scratch) and returns its result.
 template <class P>
-MORI_DEVICE_INLINE uint64_t takeResult(const GpuStates& s, const EndpointDevice& ep, uint64_t idx) {
+MORI_DEVICE_INLINE uint64_t takeResult(const DeviceCtx& s, const EndpointDevice& ep, uint64_t idx) {
   if (gpu::atomicLoad<Order::Acquire, Scope::Agent>(&ep.state->completed) <= idx) waitCompleted<P>(s, ep, idx + 1);
   const uint64_t slot = idx & (ep.sqDepth - 1);
   const uint64_t v = gpu::atomicLoad<Order::Acquire, Scope::System>(&ep.atomicResults[slot]);
@@ -362,7 +363,7 @@ MORI_DEVICE_INLINE uint64_t takeResult(const GpuStates& s, const EndpointDevice&
 
 // Completes everything posted on `ep` so far.
 template <class P>
-MORI_DEVICE_INLINE void quietEndpoint(const GpuStates& s, const EndpointDevice& ep) {
+MORI_DEVICE_INLINE void quietEndpoint(const DeviceCtx& s, const EndpointDevice& ep) {
   const uint64_t posted = gpu::atomicLoad<Order::Acquire, Scope::Agent>(&ep.state->posted);
   if (gpu::atomicLoad<Order::Acquire, Scope::Agent>(&ep.state->completed) < posted) waitCompleted<P>(s, ep, posted);
 }

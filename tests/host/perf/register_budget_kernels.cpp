@@ -1,0 +1,55 @@
+// Kernels for test_register_budget: what a user writes, built as a user's program is (through
+// mori::shmem, nvcc defaults, no __launch_bounds__, no register flags). Each body is one device
+// operation; every kernel must fit a 1024-thread block with registers to spare (the budget: 40,
+// NVSHMEM's kernels use 32) and keep no local memory of its own. check_register_budget.py reads
+// the linked program's GPU code; the program is never run.
+#include "mori/shmem.h"
+
+__global__ void putNbiBlockQuiet(uint8_t* dst, const uint8_t* src, size_t bytes, int pe) {
+  mori_shmem_putmem_nbi_block(dst, src, bytes, pe);
+  mori_shmem_quiet();
+}
+
+__global__ void putNbiWarpQuiet(uint8_t* dst, const uint8_t* src, size_t bytes, int pe) {
+  const size_t warp = threadIdx.x / warpSize;
+  mori_shmem_putmem_nbi_warp(dst + warp * bytes, src + warp * bytes, bytes, pe);
+  mori_shmem_quiet();
+}
+
+__global__ void putSignalNbiBlock(uint8_t* dst, const uint8_t* src, size_t bytes, uint64_t* sig, int pe) {
+  mori_shmem_putmem_signal_nbi_block(dst, src, bytes, sig, 1, MORI_SHMEM_SIGNAL_ADD, pe);
+}
+
+__global__ void uint64P(uint64_t* dst, uint64_t value, int pe) {
+  mori_shmem_uint64_p(dst + blockIdx.x * blockDim.x + threadIdx.x, value, pe);
+}
+
+__global__ void uint64AtomicFetchAdd(uint64_t* dst, uint64_t* out, int pe) {
+  out[blockIdx.x * blockDim.x + threadIdx.x] = mori_shmem_uint64_atomic_fetch_add(dst, 1, pe);
+}
+
+__global__ void signalWaitUntil(uint64_t* sig, uint64_t value, uint64_t* out) {
+  out[blockIdx.x * blockDim.x + threadIdx.x] = mori_shmem_signal_wait_until(sig, MORI_SHMEM_CMP_GE, value);
+}
+
+__global__ void barrierAllBlock() { mori_shmem_barrier_all_block(); }
+
+// Loops of single-element operations (shmem_p_bw's shape): the loop's state stays in registers
+// around the rarely taken call into the device library.
+__global__ void pLoop(uint64_t* dst, const uint64_t* src, size_t n, int pe, int iters) {
+  const size_t tid = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  const size_t threads = gridDim.x * static_cast<size_t>(blockDim.x);
+  for (int i = 0; i < iters; ++i)
+    for (size_t j = tid; j < n; j += threads) mori_shmem_uint64_p(dst + j, src[j], pe);
+  mori_shmem_quiet();
+}
+
+__global__ void gLoop(uint64_t* dst, const uint64_t* src, size_t n, int pe, int iters) {
+  const size_t tid = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  const size_t threads = gridDim.x * static_cast<size_t>(blockDim.x);
+  for (int i = 0; i < iters; ++i)
+    for (size_t j = tid; j < n; j += threads) dst[j] += mori_shmem_uint64_g(src + j, pe);
+}
+
+// A program calls the host API; the kernels need no launch to be checked.
+int main() { return mori_shmem_device_error(nullptr, 0); }
