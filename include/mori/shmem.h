@@ -132,8 +132,9 @@ typedef int32_t mori_shmem_team_t;
 #define MORI_SHMEM_TEAM_WORLD ((mori_shmem_team_t)0)
 #define MORI_SHMEM_TEAM_NODE ((mori_shmem_team_t)1) /* PEs on this host, ordered by world PE */
 
-/* Host and device (under a GPU compiler, as mori_shmem_my_pe; mori/shmem_team.h has the rest). */
-#if !(defined(__CUDACC__) || defined(__HIPCC__)) || defined(MORI_SHMEM_HOST_ONLY)
+/* Host and device where the device API is declared, as mori_shmem_my_pe (mori/shmem_team.h has
+ * the rest). */
+#if !MORI_SHMEM_WITH_DEVICE_API
 int mori_shmem_team_my_pe(mori_shmem_team_t team);
 int mori_shmem_team_n_pes(mori_shmem_team_t team);
 /* PE number in dest_team of src_pe in src_team, or -1 if it is not a member. */

@@ -249,7 +249,7 @@ MORI_SHMEM_REDUCE_FLOAT_TYPES(MORI_SHMEMI_REDUCE_HOST_FLOAT)
 }
 #endif
 
-#if (defined(__CUDACC__) || defined(__HIPCC__)) && !defined(MORI_SHMEM_HOST_ONLY)
+#if MORI_SHMEM_WITH_DEVICE_API
 #include "mori/shmem/team/team_queries.hpp"
 #endif
 

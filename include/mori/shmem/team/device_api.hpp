@@ -25,6 +25,7 @@
 // out there.
 #if !defined(MORI_SHMEM_HOST_ONLY)
 #include "mori/shmem/team/collectives.hpp"
+#include "mori/shmem_team.h"  // the type lists and host forms (mori/shmem.h may include us first)
 
 namespace mori::shmem::team {
 MORI_DEVICE_INLINE TeamDevice asTeam(mori_shmem_team_t handle) { return teamOf(handle); }
