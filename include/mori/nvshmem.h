@@ -33,10 +33,7 @@
 #ifndef MORI_NVSHMEM_H
 #define MORI_NVSHMEM_H
 
-#include "mori/shmem.h"
-#if defined(__CUDACC__) || defined(__HIPCC__)
-#include "mori/shmem_device.h"
-#endif
+#include "mori/shmem.h"  // with the device API where it is declared (MORI_SHMEM_WITH_DEVICE_API)
 
 /* ---- types and constants --------------------------------------------------------------------- */
 typedef mori_shmem_team_t nvshmem_team_t;
@@ -129,9 +126,9 @@ MORI_NVSHMEM_UNSUPPORTED(nvshmemx_mc_ptr)
 #undef MORI_NVSHMEM_UNSUPPORTED
 #endif
 
-/* Host collectives: blocking forms have NVSHMEM's thread-scope device names, so under a GPU
- * compiler they are host-and-device functions (below); plain host compilers get these. */
-#if !(defined(__CUDACC__) || defined(__HIPCC__))
+/* Host collectives: blocking forms have NVSHMEM's thread-scope device names, so where the device
+ * API is declared they are host-and-device functions (below); elsewhere these. */
+#if !MORI_SHMEM_WITH_DEVICE_API
 #define nvshmem_barrier_all mori_shmem_barrier_all
 #define nvshmem_barrier mori_shmem_barrier
 #define nvshmem_team_sync mori_shmem_team_sync
