@@ -4,6 +4,7 @@
 
 #include "mori/device/error.hpp"
 #include "mori/platform/atomic.hpp"
+#include "mori/platform/clock.hpp"
 #include "mori/platform/mmio.hpp"
 #include "mori/shmem/impl/device_library.hpp"
 
@@ -58,6 +59,24 @@ extern "C" __device__ __noinline__ void mori_device_fail(const mori::device::Dia
       printf("mori-shmem PE %d: %s: device error %u (0x%llx 0x%llx 0x%llx 0x%llx)\n", pe, where, code,
              (unsigned long long)a, (unsigned long long)b, (unsigned long long)c, (unsigned long long)d);
   }
+  gpu::trap();
+}
+
+extern "C" __device__ __noinline__ void mori_device_stop_wait(const mori::device::Diag* ctx) {
+  namespace gpu = mori::gpu;
+  const mori::device::DeviceErrorRecord* rec = ctx->errorRecord;
+  const uint32_t code = gpu::atomicLoad<gpu::Order::Relaxed, gpu::Scope::System>(&rec->code);
+  // The monitor takes the code first and fills the fields right after (where[] last): wait for
+  // them, boundedly, before naming the PE.
+  const volatile char* filled = &rec->where[0];
+  for (int i = 0; i < (1 << 20) && *filled == 0; ++i) gpu::spinPause();
+  gpu::fenceSystem();
+  if (code == static_cast<uint32_t>(DeviceErrorCode::PeerFailed))
+    printf("mori-shmem PE %d: device wait stopped: PE %d failed (the host's peer monitor saw it go)\n", ctx->myPe,
+           static_cast<int>(rec->a));
+  else
+    printf("mori-shmem PE %d: device wait stopped: an earlier device error (code %u) stopped this PE\n", ctx->myPe,
+           code);
   gpu::trap();
 }
 

@@ -43,7 +43,7 @@ extern "C" __device__ __noinline__ void mori_shmemi_sync_all_rounds(void) {
   const uint64_t epoch = *s.barrierEpoch + 1;
   *s.barrierEpoch = epoch;
   uint64_t* flags = reinterpret_cast<uint64_t*>(s.heap.base + s.syncOffset);
-  Spinner spin(s.timeoutTicks);
+  Spinner spin(s);
   int round = 0;
   for (int dist = 1; dist < s.nPes; dist <<= 1, ++round) {
     const int to = (s.myPe + dist) % s.nPes;

@@ -65,6 +65,11 @@ extern "C" [[noreturn]] __device__ void mori_device_fail(const mori::device::Dia
                                                          uint32_t qpn, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
                                                          int line, const char* where);
 
+// Stops a wait whose abort word (ctx->errorRecord->code) is set: prints what set it (a failed PE
+// named by the host's peer monitor, or an earlier error of this PE) and stops the kernel. The
+// record keeps what the first reporter wrote. Defined in the device library.
+extern "C" [[noreturn]] __device__ void mori_device_stop_wait(const mori::device::Diag* ctx);
+
 namespace mori::device {
 [[noreturn]] MORI_DEVICE_INLINE void fail(const Diag& ctx, uint32_t code, ErrorSite site, uint64_t a, uint64_t b,
                                           uint64_t c, uint64_t d, int line, const char* where) {

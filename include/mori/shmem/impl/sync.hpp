@@ -21,7 +21,7 @@ template <typename T>
 MORI_DEVICE_INLINE T waitUntil(const GpuStates& s, const T* ivar, Cmp cmp, T value) {
   T v = loadAcquire(ivar);
   if (compare(v, cmp, value)) return v;
-  Spinner spin(s.timeoutTicks);
+  Spinner spin(s);
   while (!compare(v = loadAcquire(ivar), cmp, value)) {
     if (spin.expired())
       mori_shmemi_fail_wait(static_cast<uint32_t>(DeviceWait::WaitUntil), spin.elapsedNs(), static_cast<uint64_t>(v),
@@ -47,7 +47,7 @@ MORI_DEVICE_INLINE size_t waitUntilAny(const GpuStates& s, const T* ivars, size_
   bool any = false;
   for (size_t i = 0; i < n; ++i) any |= !excluded(status, i);
   if (!any) return n;
-  Spinner spin(s.timeoutTicks);
+  Spinner spin(s);
   for (;;) {
     for (size_t i = 0; i < n; ++i)
       if (!excluded(status, i) && compare(loadAcquire(ivars + i), cmp, value)) return i;
@@ -64,7 +64,7 @@ MORI_DEVICE_INLINE size_t waitUntilSome(const GpuStates& s, const T* ivars, size
   bool any = false;
   for (size_t i = 0; i < n; ++i) any |= !excluded(status, i);
   if (!any) return 0;
-  Spinner spin(s.timeoutTicks);
+  Spinner spin(s);
   for (;;) {
     size_t found = 0;
     for (size_t i = 0; i < n; ++i)

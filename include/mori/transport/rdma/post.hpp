@@ -71,7 +71,7 @@ MORI_DEVICE_INLINE device::ErrorSite siteOf(const EndpointDevice& ep) {
 template <class Poll, class Met>
 MORI_DEVICE_INLINE uint64_t spinUntil(const DeviceCtx& s, const EndpointDevice& ep, DeviceWait why, uint64_t target,
                                       const char* where, Poll poll, Met met) {
-  device::Spinner spin(s.timeoutTicks);
+  device::Spinner spin(s);
   uint64_t v;
   while (!met(v = poll()))
     if (spin.expired()) endpointTimeout(s, ep, why, spin.elapsedNs(), v, target, __LINE__, where);
