@@ -1,0 +1,49 @@
+#!/bin/bash
+# Device runs of 2026-12-01, all on nvidia-h200 (ONE H200: every multi-PE run has its PEs share the
+# GPU under CUDA MPS; no figure here is an interconnect figure). The tree is `git archive <commit>`
+# unpacked at .snap; the build tree is ../build-dev; $OUT comes back.
+#   Runs 1-3 (ee03503, b4e252d): tools/gpu_suite.sh with SUITE_BENCH=0 (records
+#   2026-12-01T1508Z_h200x1_mps_gpu_suite_commitb4e252d.json).
+# Run 4 (this script, phase A): the whole GPU suite at the final commit.
+# Run 4 (phase B): the main job tools/run.sh (examples + the standard perf job, mori-shmem and
+#   NVSHMEM side by side), the same runs of 0e28c81's mori-shmem-perf (built on the CPU machine,
+#   carried as .oldperf) for the before/after of the device library, and the Python package's
+#   GPU checks (torchrun, 2 PEs).
+set -uo pipefail
+phase=$1
+cd "$(dirname "$0")/../.."
+export PATH=/usr/local/cuda/bin:$PATH OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+B=$PWD/../build-dev
+if [ "$phase" = A ]; then
+  MORI_GPU_BUILD=$B SUITE_BENCH=0 SUITE_TEST_TIMEOUT=90 OUT=$OUT/suite tools/gpu_suite.sh 2>&1 | tail -40
+  exit 0
+fi
+. tools/mps.sh
+mps_start
+MORI_BUILD=$B OUT=$OUT/job MORI_COMMIT=${MORI_COMMIT:-unknown} timeout 330 tools/run.sh > "$OUT/job.log" 2>&1
+echo "run.sh exit $?"; tail -45 "$OUT/job/bench_summary.txt" 2>/dev/null
+# Before: 0e28c81's perf tool, the rows that bear on the device library (same arguments).
+old=$PWD/../.oldperf
+mkdir -p "$OUT/old"
+while read -r id test args; do
+  LD_LIBRARY_PATH=$old timeout 60 mpirun -np 2 -x LD_LIBRARY_PATH "$old/mori-shmem-perf" $test $args \
+    --json "$OUT/old/$id.json" < /dev/null > "$OUT/old/$id.log" 2>&1
+  echo "old $id exit $?: $(grep -c '&&&& PERF' "$OUT/old/$id.log") rows"
+done <<'LIST'
+put_block        shmem_put_bw -s block -c 132 -t 1024 -b 1M -e 32M -n 1000 -w 100 --msgrate
+put_block_large  shmem_put_bw -s block -c 132 -t 1024 -b 64M -e 1G -n 40 -w 4
+put_lat          shmem_put_latency -s thread -b 8 -e 512 -f 8 -n 10000 -w 1000
+get_lat          shmem_get_latency -s thread -b 8 -e 64 -f 8 -n 5000 -w 500
+pingpong         shmem_put_ping_pong_latency -s thread -b 8 -e 8 -n 10000 -w 1000
+p_bw             shmem_p_bw -c 132 -t 1024 -b 8M -e 64M -f 8 -n 100 -w 10 --msgrate
+atomic_add_bw    shmem_atomic_bw -a add -c 132 -t 1024 -b 8M -e 64M -f 8 -n 100 -w 10 --msgrate
+LIST
+tar -C "$OUT" -czf "$OUT/old.tgz" old && rm -rf "$OUT/old"
+# The Python package (issue 23) against the same build.
+export PYTHONPATH=$B/python
+timeout 120 torchrun --nproc-per-node 2 -m pytest -x -q -rs python/tests/test_torch_gpu.py > "$OUT/py_torch.log" 2>&1; echo "torch tests exit $?"
+timeout 60 python3 python/tests/test_gpu.py > "$OUT/py_gpu.log" 2>&1; echo "test_gpu.py exit $?"
+timeout 120 torchrun --nproc-per-node 2 python/benchmarks/bench_torch.py --out "$OUT/bench_torch.json" > "$OUT/py_bench.log" 2>&1
+echo "bench exit $?"
+cd "$OUT" && tar -czf job.tgz job && rm -rf job
