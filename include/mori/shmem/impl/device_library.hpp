@@ -60,12 +60,12 @@ __device__ void mori_shmemi_sync_all_rounds(void);
 // The registered region (index >= 1) that holds `addr`, or null.
 __device__ const mori::shmem::Region* mori_shmemi_find_region(uint64_t addr);
 // Stop the kernel: the module is not bound / pe is out of range / a wait_until-style wait
-// (DeviceWait `what`) timed out after `ns` with `seen` against `awaited`. Few scalar arguments:
-// the inline callers stay free of local memory. Not declared [[noreturn]]: in inline code, a
-// noreturn call in a divergent branch crashed ROCm 5.2's device link ("failed to annotate CFG").
-__device__ void mori_shmemi_fail_not_initialized(void);
-__device__ void mori_shmemi_fail_pe(int pe);
-__device__ void mori_shmemi_fail_wait(uint32_t what, uint64_t ns, uint64_t seen, uint64_t awaited);
+// (DeviceWait `what`) timed out after `ns` with `seen` against `awaited`. Few scalar arguments and
+// [[noreturn]]: the inline callers keep no local memory and no registers for after the call
+// (without it, 8 more registers in a put-with-signal kernel).
+[[noreturn]] __device__ void mori_shmemi_fail_not_initialized(void);
+[[noreturn]] __device__ void mori_shmemi_fail_pe(int pe);
+[[noreturn]] __device__ void mori_shmemi_fail_wait(uint32_t what, uint64_t ns, uint64_t seen, uint64_t awaited);
 }
 
 namespace mori::shmem::impl {
