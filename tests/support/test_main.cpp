@@ -31,7 +31,11 @@ bool gpuAvailable(std::string* why) {
   int n = 0;
   hipError_t e = hipGetDeviceCount(&n);
   if (e != hipSuccess) {
-    *why = std::string("GPU runtime reports ") + hipGetErrorName(e) + ": " + hipGetErrorString(e);
+    int driver = 0;
+    const bool noDriver = (e == hipErrorInsufficientDriver || e == hipErrorNoDevice) &&
+                          (hipDriverGetVersion(&driver) != hipSuccess || driver == 0);
+    *why = noDriver ? std::string("no GPU driver (") + hipGetErrorName(e) + ")"
+                    : std::string("GPU runtime reports ") + hipGetErrorName(e) + ": " + hipGetErrorString(e);
     return false;
   }
   if (n == 0) {
