@@ -195,8 +195,10 @@ for exe_name in ring_put_signal all_gather ping_pong atomic_counter allreduce te
     fi
   done
   # One state per GPU image: the device link resolved every kernel's reference to one definition.
+  # AMD code objects list a symbol in .dynsym and .symtab: distinct (image, address) pairs count.
   images=$(grep -c '^IMAGE' <<<"$symbols" || true)
-  count=$(grep -E ' OBJECT ' <<<"$symbols" | grep -cw 'mori_shmem_device_states' || true)
+  count=$(awk '/^IMAGE/ {img = $2} / OBJECT / && $NF == "mori_shmem_device_states" {print img, $2}' <<<"$symbols" |
+    sort -u | wc -l)
   if [[ $images -ge 1 && $count -eq $images ]]; then
     pass "$exe_name: one device state (mori_shmem_device_states) in each of its $images GPU image(s)"
   else
