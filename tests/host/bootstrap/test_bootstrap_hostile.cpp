@@ -63,6 +63,15 @@ struct Listener {
   Fd fd;
   SockAddr addr;
   Listener() { EXPECT_EQ(listenOn(loopback(0), "test root", &fd, &addr), Status::Success); }
+  // The next connection (the listener is non-blocking), or -1 after 5 s.
+  int acceptWithin5s() const {
+    int c = -1;
+    for (int i = 0; i < 500 && c < 0; ++i) {
+      c = accept4(fd.get(), nullptr, nullptr, SOCK_CLOEXEC);
+      if (c < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return c;
+  }
 };
 
 // A blocking TCP connection to `a`, or -1; *local gets its own address ("ip:port").
@@ -244,11 +253,7 @@ TEST(BootstrapHostile, PeDroppedBeforeItsVerdictReconnects) {
   PeerLink link;
   auto joined = std::async(std::launch::async, [&] { return joinRoot(pe1, {l.addr}, &link); });
   // The first connection is accepted, challenged and closed, as an eviction does.
-  int fd = -1;
-  for (int i = 0; i < 500 && fd < 0; ++i) {
-    fd = accept4(l.fd.get(), nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  const int fd = l.acceptWithin5s();
   ASSERT_GE(fd, 0);
   wire::Challenge ch;
   uint8_t frame[wire::kChallengeBytes];
@@ -273,11 +278,7 @@ TEST(BootstrapHostile, SecretNeverCrossesTheWireAndBadStatusIsRefused) {
   testing::internal::CaptureStderr();
   PeerLink link;
   auto joined = std::async(std::launch::async, [&] { return joinRoot(pe, {l.addr}, &link); });
-  int fd = -1;
-  for (int i = 0; i < 500 && fd < 0; ++i) {
-    fd = accept4(l.fd.get(), nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  const int fd = l.acceptWithin5s();
   ASSERT_GE(fd, 0);
   wire::Challenge ch;
   for (int i = 0; i < 32; ++i) ch.nonce.bytes[i] = static_cast<uint8_t>(i * 7 + 1);
@@ -318,11 +319,7 @@ TEST(BootstrapHostile, NotARootIsNamed) {
   PeerLink link;
   testing::internal::CaptureStderr();
   auto joined = std::async(std::launch::async, [&] { return joinRoot(params(1, 2, 5, 5), {l.addr}, &link); });
-  int fd = -1;
-  for (int i = 0; i < 500 && fd < 0; ++i) {
-    fd = accept4(l.fd.get(), nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  const int fd = l.acceptWithin5s();
   ASSERT_GE(fd, 0);
   std::string banner(64, 'x');
   banner.replace(0, 16, "SSH-2.0-OpenSSH_");
