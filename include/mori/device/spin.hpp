@@ -19,9 +19,9 @@ class Spinner {
   static constexpr uint32_t kHotPolls = 256;
   // Polls between two reads of the abort word, a host-mapped (PCIe) read. With a read every 256
   // polls, test_rdma_stress (132 x 256 threads waiting on a 64-slot ring, NIC model, one H200)
-  // took 221 s instead of 5 s: tens of thousands of waiting threads' reads share the link with
-  // the doorbells. NCCL reads its abort flag once per 10,000 spins; once per 65,536 polls still
-  // ends a wait within tens of milliseconds of the host setting the word.
+  // took 221 s instead of 5 s; the likeliest cause: tens of thousands of waiting threads' reads
+  // share the link with the doorbells. NCCL reads its abort flag once per 10,000 spins; once per
+  // 65,536 polls still ends a wait within tens of milliseconds of the host setting the word.
   static constexpr uint32_t kAbortPolls = 1u << 16;
 
   // `diag` (its errorRecord and timeoutTicks) must outlive the wait.
