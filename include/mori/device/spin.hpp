@@ -5,6 +5,12 @@
 // code: the host's peer monitor sets it when a PE dies, a kernel of this PE when it stops on an
 // error) and, once per 256 polls when a limit is set (MORI_SHMEM_TIMEOUT), the wall clock. A wait
 // that ends within the hot polls makes neither read.
+//
+// MORI_SHMEM_ABORT_POLLS (compile-time, for measurement builds only) overrides kAbortPolls: a power
+// of two >= 256, or 0, which never reads the abort word, so a dead PE leaves the survivors' waits
+// spinning (until MORI_SHMEM_TIMEOUT, if set). bench/abort_poll_cost.sh builds with 0 to measure
+// what the read costs; never ship a build with it. Every translation unit of a program, the device
+// library's included, must see the same value.
 #pragma once
 
 #include "mori/device/error.hpp"
@@ -22,7 +28,13 @@ class Spinner {
   // took 221 s instead of 5 s; the likeliest cause: tens of thousands of waiting threads' reads
   // share the link with the doorbells. NCCL reads its abort flag once per 10,000 spins; once per
   // 65,536 polls still ends a wait within tens of milliseconds of the host setting the word.
+#ifdef MORI_SHMEM_ABORT_POLLS
+  static constexpr uint32_t kAbortPolls = MORI_SHMEM_ABORT_POLLS;
+#else
   static constexpr uint32_t kAbortPolls = 1u << 16;
+#endif
+  static_assert(kAbortPolls == 0 || (kAbortPolls >= 256 && (kAbortPolls & (kAbortPolls - 1)) == 0),
+                "MORI_SHMEM_ABORT_POLLS: a power of two >= 256, or 0 (measurement builds: never read)");
 
   // `diag` (its errorRecord and timeoutTicks) must outlive the wait.
   MORI_DEVICE_INLINE explicit Spinner(const Diag& diag) : diag_(&diag), limit_(diag.timeoutTicks) {}
@@ -32,7 +44,7 @@ class Spinner {
   MORI_DEVICE_INLINE bool expired() {
     if (++polls_ > kHotPolls) gpu::spinPause();
     if ((polls_ & 255u) != 0) return false;
-    if ((polls_ & (kAbortPolls - 1)) == 0) {
+    if (kAbortPolls != 0 && (polls_ & (kAbortPolls - 1)) == 0) {
       const DeviceErrorRecord* record = diag_->errorRecord;
       if (record && gpu::atomicLoad<gpu::Order::Relaxed, gpu::Scope::System>(&record->code) != 0)
         mori_device_stop_wait(diag_);
