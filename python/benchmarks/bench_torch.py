@@ -24,8 +24,13 @@ import torch.distributed as dist
 import mori_shmem as ms
 
 
+def _coll_device():
+    """Where torch.distributed collectives take tensors: the GPU under NCCL, the CPU under gloo."""
+    return "cuda" if dist.get_backend() == "nccl" else "cpu"
+
+
 def slowest(seconds):
-    t = torch.tensor([seconds], dtype=torch.float64, device="cuda")
+    t = torch.tensor([seconds], dtype=torch.float64, device=_coll_device())
     dist.all_reduce(t, op=dist.ReduceOp.MAX)
     return float(t.item())
 
@@ -73,8 +78,9 @@ def main():
     local = int(os.environ.get("LOCAL_RANK", 0))
     torch.cuda.set_device(local % torch.cuda.device_count())
     t0 = time.perf_counter()
-    dist.init_process_group("nccl", device_id=torch.device("cuda", torch.cuda.current_device()))
-    dist.all_reduce(torch.ones(1, device="cuda"))
+    backend = ms.process_group_backend()  # gloo when PEs share a GPU (NCCL refuses that)
+    dist.init_process_group(backend, device_id=torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else None)
+    dist.all_reduce(torch.ones(1, device=_coll_device()))
     torch.cuda.synchronize()
     torch_init = time.perf_counter() - t0
 

@@ -63,6 +63,7 @@ from ._torch import (  # noqa: F401
     get,
     init,
     peer_tensor,
+    process_group_backend,
     put,
     put_signal,
     quiet_on_stream,

@@ -15,6 +15,7 @@ it dangle, as after any free. finalize() invalidates every symmetric tensor.
 """
 
 import contextlib
+import os
 import warnings
 import weakref
 
@@ -74,6 +75,15 @@ def _group_device(torch, dist, group):
     if "gloo" in backend or "mpi" in backend or not torch.cuda.is_available():
         return torch.device("cpu")
     return torch.device("cuda", torch.cuda.current_device())
+
+
+def process_group_backend():
+    """The torch.distributed backend for a job whose PEs may share GPUs: "nccl" when every local
+    rank has a GPU of its own, else "gloo" (NCCL refuses two ranks on one GPU: "Duplicate GPU
+    detected"; mori_shmem.init(group=...) only broadcasts the unique ID, which gloo does)."""
+    torch = _torch()
+    local = int(os.environ.get("LOCAL_WORLD_SIZE", os.environ.get("WORLD_SIZE", "1")))
+    return "nccl" if torch.cuda.is_available() and torch.cuda.device_count() >= local else "gloo"
 
 
 def init(bootstrap="auto", group=None):

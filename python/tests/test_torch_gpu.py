@@ -33,7 +33,8 @@ if "WORLD_SIZE" not in os.environ or int(os.environ["WORLD_SIZE"]) < 2:
 def runtime():
     local = int(os.environ.get("LOCAL_RANK", 0))
     torch.cuda.set_device(local % torch.cuda.device_count())
-    dist.init_process_group("nccl", device_id=torch.device("cuda", torch.cuda.current_device()))
+    backend = ms.process_group_backend()  # gloo when PEs share a GPU (NCCL refuses that)
+    dist.init_process_group(backend, device_id=torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else None)
     ms.init(group=dist.group.WORLD)
     yield
     ms.finalize()
