@@ -120,6 +120,7 @@ bool runData(int kind, mori_shmem_team_t team, size_t bytes, const Launch& launc
     for (size_t i = 0; i < srcBytes; ++i) h[i] = static_cast<char>(patternByte(seed + root, me, i));
     (void)hipMemcpy(src, h.data(), srcBytes, hipMemcpyHostToDevice);
     (void)hipMemcpy(dst, out.data(), dstBytes, hipMemcpyHostToDevice);
+    EXPECT_EQ(hipDeviceSynchronize(), hipSuccess);  // the setup is done before a non-blocking stream starts
     if (me >= 0) {
       launch(team, dst, src, myCount, root);
       EXPECT_EQ(hipDeviceSynchronize(), hipSuccess);
@@ -220,6 +221,9 @@ bool runReduce(mori_shmem_team_t team, size_t n, bool inPlace, const ReduceLaunc
     for (size_t i = 0; i < n; ++i) h[i] = valueFor<T>(seed, me, i, O);
     (void)hipMemcpy(src, h.data(), n * sizeof(T), hipMemcpyHostToDevice);
     if (!inPlace) (void)hipMemset(dst, 0x77, n * sizeof(T));
+    // The setup runs on the legacy stream, the on_stream forms on a non-blocking one: without this
+    // the memset can land after the reduction (seen with 3 and 4 PEs under MPS).
+    EXPECT_EQ(hipDeviceSynchronize(), hipSuccess);
     launch(team, dst, src, n);
     EXPECT_EQ(hipDeviceSynchronize(), hipSuccess);
     (void)hipMemcpy(out.data(), dst, n * sizeof(T), hipMemcpyDeviceToHost);
