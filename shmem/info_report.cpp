@@ -98,6 +98,24 @@ std::string rdmaReport() {
   return s;
 }
 
+// The SDMA plan from the environment (as init would read it) and the engines per GPU.
+std::string sdmaReport() {
+  env::Config c;
+  if (!ok(env::load(&c))) return "SDMA: the environment does not parse (see above)\n";
+  mori::sdma::InventoryPlan plan;
+  plan.queuesPerPeer = static_cast<uint32_t>(c.sdmaQueues);
+  plan.minBytes = c.sdmaMinBytes;
+  plan.plugin = c.sdmaPlugin;
+  return mori::sdma::inventoryReport(plan);
+}
+
+// This PE's SDMA queues, once initialised.
+std::string sdmaQueuesReport() {
+  Runtime* r = Runtime::get("mori-shmem-info SDMA queues");
+  if (!r) return "SDMA queues: not initialised\n";
+  return strprintf("PE %d SDMA queues:\n", r->ctx().myPe()) + mori::sdma::queuesReport(r->ctx().sdmaQueues());
+}
+
 std::string transportReport() {
   Runtime* r = Runtime::get("mori-shmem-info transports");
   if (!r) return "transports: not initialised\n";
@@ -111,7 +129,7 @@ std::string transportReport() {
 }  // namespace
 }  // namespace mori::shmem
 
-// Writes the report `section` (env, gpus, rdma, sdma, transports) into buf; returns
+// Writes the report `section` (env, gpus, rdma, sdma, sdma-queues, transports) into buf; returns
 // its length (which may exceed len: call again with a larger buffer) or a
 // negative status.
 extern "C" __attribute__((visibility("default"))) int mori_shmemi_report(const char* section, char* buf, size_t len) {
@@ -125,7 +143,9 @@ extern "C" __attribute__((visibility("default"))) int mori_shmemi_report(const c
   else if (!strcmp(section, "rdma"))
     text = rdmaReport();
   else if (!strcmp(section, "sdma"))
-    text = mori::sdma::inventoryReport();
+    text = sdmaReport();
+  else if (!strcmp(section, "sdma-queues"))
+    text = sdmaQueuesReport();
   else if (!strcmp(section, "transports"))
     text = transportReport();
   else

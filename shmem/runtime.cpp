@@ -210,6 +210,9 @@ Status Runtime::buildGpuStates() {
     s.endpoints = endpointsDev_;
   }
 
+  if (const sdma::SdmaQueues* q = ctx_->sdmaQueues()) s.sdmaPeers = q->devicePeersOnGpu();
+  s.sdmaMinBytes = cfg_.sdmaMinBytes;
+
   s.syncOffset = mem_->syncOffset();
   MORI_HIP_TRY(hipMalloc(&barrierEpochDev_, sizeof(uint64_t)), log::kInit);
   MORI_HIP_TRY(hipMemset(barrierEpochDev_, 0, sizeof(uint64_t)), log::kInit);

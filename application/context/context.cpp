@@ -5,9 +5,12 @@
 
 #include "application/context/gpu_sharing.hpp"
 #include "application/context/transport_table.hpp"
+#include "mori/platform/clock.hpp"
 #include "mori/platform/gpu_runtime.hpp"
 #include "src/common/gpu_check.hpp"
 #include "src/platform_host/gpu_context.hpp"
+#include "transport/sdma/sdma_plugin.hpp"
+#include "transport/sdma/sdma_transport.hpp"
 
 namespace mori::context {
 
@@ -32,7 +35,7 @@ Status Context::create(bootstrap::Bootstrap& boot, const env::Config& cfg, std::
   in.myPe = c->myPe_;
   in.nPes = c->nPes_;
   in.disableP2P = cfg.disableP2P;
-  in.sdmaBuilt = false;
+  in.sdmaPolicy = cfg.sdmaMinBytes > 0;
   if (!parseForcedTransport(cfg.transport, &in.forced))
     return MORI_FAIL(Status::InvalidUsage, log::kInit, "MORI_SHMEM_TRANSPORT='%s' is not one of auto, p2p, rdma, sdma",
                      cfg.transport.c_str());
@@ -64,9 +67,34 @@ Status Context::create(bootstrap::Bootstrap& boot, const env::Config& cfg, std::
   in.rdmaAvailable.resize(c->nPes_);
   MORI_TRY(boot.allGather(&haveRdma, in.rdmaAvailable.data(), 1));
 
+  // SDMA engines: opened when the transport or the policy may use them; every PE says whether it
+  // has them, so that all PEs reason over the same table.
+  std::unique_ptr<sdma::QueueEngine> sdmaEngine;
+  uint8_t haveSdma = 0;
+  if (sdmaWanted(in)) {
+    if (ok(sdma::openQueueEngine(c->myPe_, c->gpu_, cfg.sdmaPlugin, &sdmaEngine)))
+      haveSdma = 1;
+    else
+      MORI_LOG_WARN(log::kInit, "PE %d has no usable SDMA engines (see above); its same-node peers stay P2P", c->myPe_);
+  }
+  in.sdmaAvailable.resize(c->nPes_);
+  MORI_TRY(boot.allGather(&haveSdma, in.sdmaAvailable.data(), 1));
+
   std::string why;
   if (!buildTransportTable(in, &c->transports_, &why))
     return MORI_FAIL(Status::NotSupported, log::kInit, "PE %d: %s", c->myPe_, why.c_str());
+  if (sdmaEngine) {
+    sdma::SdmaOpenArgs sa;
+    sa.myPe = c->myPe_;
+    sa.nPes = c->nPes_;
+    sa.hipDevice = c->gpu_;
+    sa.table = c->transports_;
+    sa.queuesPerPeer = static_cast<uint32_t>(cfg.sdmaQueues);
+    sa.timeoutTicks = static_cast<uint64_t>(cfg.timeout * static_cast<double>(gpu::kWallClockHz));
+    sa.engine = std::move(sdmaEngine);
+    MORI_TRY(sdma::openSdmaQueues(std::move(sa), &c->sdma_));
+    for (const std::string& line : c->sdma_->describe()) MORI_LOG_INFO(log::kInit, "SDMA %s", line.c_str());
+  }
   bool anyRdma = false;
   for (shmem::Transport t : c->transports_) anyRdma |= t == shmem::Transport::Rdma;
   if (!anyRdma) c->rdma_.reset();

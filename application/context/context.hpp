@@ -14,6 +14,7 @@
 #include "src/common/env.hpp"
 #include "src/common/status.hpp"
 #include "transport/rdma/core/rdma_device.hpp"
+#include "transport/sdma/sdma_queues.hpp"
 
 namespace mori::context {
 
@@ -51,6 +52,8 @@ class Context {
   // RDMA endpoints: [pe * numQpPerPe + qp]; null for peers not reached by RDMA.
   uint32_t numQpPerPe() const { return numQp_; }
   const rdma::Endpoint* endpoint(int pe, uint32_t qp) const { return endpoints_[pe * numQp_ + qp].get(); }
+  // SDMA queues to the peers the table gives SDMA (null when there are none).
+  const sdma::SdmaQueues* sdmaQueues() const { return sdma_.get(); }
   // Creates an endpoint per RDMA peer and QP, exchanges their addresses (AllToAll), connects.
   Status connectEndpoints(const env::Config& cfg);
 
@@ -70,6 +73,7 @@ class Context {
   std::unique_ptr<rdma::Device> rdma_;
   uint32_t numQp_ = 0;
   std::vector<std::unique_ptr<rdma::Endpoint>> endpoints_;
+  std::unique_ptr<sdma::SdmaQueues> sdma_;
 };
 
 }  // namespace mori::context

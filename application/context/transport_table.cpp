@@ -42,14 +42,22 @@ bool rdmaNeeded(const TransportInputs& in) {
   return false;
 }
 
+bool sdmaWanted(const TransportInputs& in) {
+  if (in.nPes < 2) return false;
+  return in.forced == ForcedTransport::Sdma || (in.forced == ForcedTransport::Auto && in.sdmaPolicy);
+}
+
 bool buildTransportTable(const TransportInputs& in, std::vector<Transport>* out, std::string* why) {
   out->assign(in.nPes, Transport::None);
-  if (in.forced == ForcedTransport::Sdma && !in.sdmaBuilt) {
-    *why =
-        "MORI_SHMEM_TRANSPORT=sdma: SDMA engines exist only on AMD GPUs, and init does not create SDMA queues yet "
-        "(transport/sdma, docs/SDMA.md: on NVIDIA only the test-only DMA-engine model plays them)";
-    return false;
-  }
+  const auto hasSdma = [&](int pe) { return !in.sdmaAvailable.empty() && in.sdmaAvailable[pe] != 0; };
+  if (in.forced == ForcedTransport::Sdma)
+    for (int pe = 0; pe < in.nPes; ++pe)
+      if (in.nPes > 1 && !hasSdma(pe)) {
+        *why = "MORI_SHMEM_TRANSPORT=sdma but PE " + std::to_string(pe) +
+               " has no SDMA engines to drive (they exist only on AMD GPUs, opened through the KFD; on NVIDIA only the "
+               "test-only DMA-engine model plays them: docs/SDMA.md)";
+        return false;
+      }
   // Check every pair, not only this PE's row, so that all PEs fail on the same pair.
   for (int a = 0; a < in.nPes; ++a) {
     for (int b = 0; b < in.nPes; ++b) {
@@ -66,11 +74,15 @@ bool buildTransportTable(const TransportInputs& in, std::vector<Transport>* out,
         }
         t = Transport::P2P;
       } else if (in.forced == ForcedTransport::Sdma) {
-        // The engine reads and writes the peer's memory through the mapping P2P uses (mapped even
-        // where MORI_SHMEM_DISABLE_P2P forbids GPU loads/stores through it).
-        const bool mapped =
-            in.hostIds[a] == in.hostIds[b] && in.p2pMatrix[a * in.nPes + b] && in.p2pMatrix[b * in.nPes + a];
-        if (!mapped) {
+        // The engine reads and writes the peer's memory through the mapping P2P uses, and single
+        // elements (p, g, atomics) and puts below MORI_SHMEM_SDMA_MIN_BYTES are P2P loads/stores.
+        if (in.disableP2P) {
+          *why =
+              "MORI_SHMEM_TRANSPORT=sdma with MORI_SHMEM_DISABLE_P2P=1: SDMA peers take single-element operations and "
+              "puts below MORI_SHMEM_SDMA_MIN_BYTES as P2P loads and stores";
+          return false;
+        }
+        if (!p2p) {
           *why = "MORI_SHMEM_TRANSPORT=sdma but PE " + std::to_string(a) + " cannot map PE " + std::to_string(b) +
                  "'s GPU memory for its copy engines (" +
                  (in.hostIds[a] != in.hostIds[b] ? "different hosts: SDMA reaches same-node peers only"
@@ -87,7 +99,8 @@ bool buildTransportTable(const TransportInputs& in, std::vector<Transport>* out,
         }
         t = Transport::Rdma;
       } else if (p2p) {
-        t = Transport::P2P;
+        // Policy: same-node peers on this PE's copy engines (the engine uses the P2P mapping).
+        t = in.forced == ForcedTransport::Auto && in.sdmaPolicy && hasSdma(a) ? Transport::Sdma : Transport::P2P;
       } else if (rdma) {
         t = Transport::Rdma;
       } else {

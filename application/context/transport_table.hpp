@@ -22,8 +22,16 @@ struct TransportInputs {
   std::vector<uint8_t> rdmaAvailable;  // per PE: has an open RDMA device
   ForcedTransport forced = ForcedTransport::Auto;
   bool disableP2P = false;
-  bool sdmaBuilt = false;  // this build can drive SDMA engines (AMD)
+  // per PE: has SDMA engines to drive (AMD with the KFD's, or the test-only DMA-engine model);
+  // empty: none anywhere
+  std::vector<uint8_t> sdmaAvailable;
+  // auto: same-node peers this PE can map go to SDMA where this PE has engines (puts and gets of
+  // at least MORI_SHMEM_SDMA_MIN_BYTES; smaller ones stay P2P loads and stores)
+  bool sdmaPolicy = false;
 };
+
+// Whether this PE should open its SDMA engines (decided before the table; identical on all PEs).
+bool sdmaWanted(const TransportInputs& in);
 
 // Whether RDMA is needed by any pair (decided before devices are opened; identical on all PEs).
 bool rdmaNeeded(const TransportInputs& in);

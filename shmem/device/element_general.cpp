@@ -4,6 +4,7 @@
 #include "mori/shmem/impl/operations.hpp"
 #include "shmem/device/general_path.hpp"
 #include "shmem/device/rdma_ops.hpp"
+#include "shmem/device/sdma_path.hpp"
 
 namespace mori::shmem::impl {
 namespace {
@@ -36,7 +37,8 @@ MORI_DEVICE_INLINE T amoGeneral(const GpuStates& s, Amo op, T* dest, T value, T 
   checkPe(s, pe);
   const Region& r = regionOf(s, dest, sizeof(T), pe);
   switch (transportTo(s, pe)) {
-    case Transport::P2P: return p2pAmo(op, p2pAddress(s, r, pe, dest), value, cond, fetch);
+    case Transport::P2P:  // single elements to an SDMA peer are P2P too (sdma_path.hpp)
+    case Transport::Sdma: return p2pAmo(op, p2pAddress(s, r, pe, dest), value, cond, fetch);
     case Transport::Rdma: return rdmaAmo(s, r, op, dest, value, cond, pe, qp, fetch);
     default: failTransport(s, pe, "atomic");
   }
@@ -53,7 +55,8 @@ extern "C" __device__ __noinline__ void mori_shmemi_p(void* dest, uint64_t value
   checkPe(s, pe);
   const Region& r = regionOf(s, dest, bytes, pe);
   switch (transportTo(s, pe)) {
-    case Transport::P2P: return p2pPBytes(p2pAddress(s, r, pe, dest), value, bytes);
+    case Transport::P2P:  // single elements to an SDMA peer are P2P too (sdma_path.hpp)
+    case Transport::Sdma: return p2pPBytes(p2pAddress(s, r, pe, dest), value, bytes);
     case Transport::Rdma: return rdmaP(s, r, dest, value, bytes, pe, qp);
     default: failTransport(s, pe, "p");
   }
@@ -64,7 +67,8 @@ extern "C" __device__ __noinline__ uint64_t mori_shmemi_g(const void* src, uint3
   checkPe(s, pe);
   const Region& r = regionOf(s, src, bytes, pe);
   switch (transportTo(s, pe)) {
-    case Transport::P2P: return p2pGBytes(p2pAddress(s, r, pe, src), bytes);
+    case Transport::P2P:  // single elements to an SDMA peer are P2P too (sdma_path.hpp)
+    case Transport::Sdma: return p2pGBytes(p2pAddress(s, r, pe, src), bytes);
     case Transport::Rdma: return rdmaG(s, r, src, bytes, pe, qp);
     default: failTransport(s, pe, "g");
   }
@@ -87,6 +91,9 @@ extern "C" __device__ __noinline__ void mori_shmemi_signal(uint64_t* sig, uint64
   const Region& r = regionOf(s, sig, sizeof(uint64_t), pe);
   switch (transportTo(s, pe)) {
     case Transport::P2P: return p2pSignal(p2pAddress(s, r, pe, sig), value, static_cast<SignalOp>(op), ordered != 0);
+    case Transport::Sdma:  // ordered: after this PE's copies to pe, which only their completion orders
+      if (ordered) sdmaQuietPe(s, pe);
+      return p2pSignal(p2pAddress(s, r, pe, sig), value, static_cast<SignalOp>(op), ordered != 0);
     case Transport::Rdma: return rdmaSignal(s, r, sig, value, static_cast<SignalOp>(op), pe, qp);
     default: failTransport(s, pe, "signal_op");
   }

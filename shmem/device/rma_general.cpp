@@ -1,29 +1,48 @@
 // General paths of put and get (device library): the P2P window of registered regions and of PEs
-// past the inline window, RDMA puts and gets, and their errors.
+// past the inline window, RDMA and SDMA puts and gets, SDMA put-with-signal, and their errors.
 #include "mori/shmem/impl/operations.hpp"
 #include "shmem/device/general_path.hpp"
 #include "shmem/device/rdma_ops.hpp"
+#include "shmem/device/sdma_path.hpp"
 
 namespace mori::shmem::impl {
 namespace {
 
-// RDMA only: the inline caller took every P2P target (mori_shmemi_p2p_window).
+// RDMA and SDMA: the inline caller took every P2P target (mori_shmemi_p2p_window), SDMA ones
+// below the size threshold included.
 template <class S>
-MORI_DEVICE_INLINE void putRdma(void* dest, const void* src, size_t bytes, int pe, int qp, bool blocking) {
+MORI_DEVICE_INLINE void putEngine(void* dest, const void* src, size_t bytes, int pe, int qp, bool blocking) {
   const GpuStates& s = libStates();
   checkPe(s, pe);
   const Region& r = regionOf(s, dest, bytes, pe);
-  if (transportTo(s, pe) != Transport::Rdma) failTransport(s, pe, "put");
-  rdmaPut<S>(s, r, dest, src, bytes, pe, qp, blocking);
+  switch (transportTo(s, pe)) {
+    case Transport::Rdma: return rdmaPut<S>(s, r, dest, src, bytes, pe, qp, blocking);
+    case Transport::Sdma: return sdmaPut<S>(s, r, dest, src, bytes, pe, blocking);
+    default: failTransport(s, pe, "put");
+  }
 }
 
 template <class S>
-MORI_DEVICE_INLINE void getRdma(void* dest, const void* src, size_t bytes, int pe, int qp, bool blocking) {
+MORI_DEVICE_INLINE void getEngine(void* dest, const void* src, size_t bytes, int pe, int qp, bool blocking) {
   const GpuStates& s = libStates();
   checkPe(s, pe);
   const Region& r = regionOf(s, src, bytes, pe);
-  if (transportTo(s, pe) != Transport::Rdma) failTransport(s, pe, "get");
-  rdmaGet<S>(s, r, dest, src, bytes, pe, qp, blocking);
+  switch (transportTo(s, pe)) {
+    case Transport::Rdma: return rdmaGet<S>(s, r, dest, src, bytes, pe, qp, blocking);
+    case Transport::Sdma: return sdmaGet<S>(s, r, dest, src, bytes, pe);
+    default: failTransport(s, pe, "get");
+  }
+}
+
+template <class S>
+MORI_DEVICE_INLINE void putSignalSdma(void* dest, const void* src, size_t bytes, uint64_t* sig, uint64_t value, int op,
+                                      int pe, bool blocking) {
+  const GpuStates& s = libStates();
+  checkPe(s, pe);
+  const Region& dr = regionOf(s, dest, bytes, pe);
+  const Region& sr = regionOf(s, sig, sizeof(uint64_t), pe);
+  if (transportTo(s, pe) != Transport::Sdma) failTransport(s, pe, "put_signal");
+  sdmaPutSignal<S>(s, dr, dest, src, bytes, p2pAddress(s, sr, pe, sig), value, static_cast<SignalOp>(op), pe, blocking);
 }
 
 }  // namespace
@@ -35,11 +54,15 @@ using namespace mori::shmem::impl;
 #define MORI_SHMEMI_RMA_GENERAL(SC, S)                                                                            \
   extern "C" __device__ __noinline__ void mori_shmemi_put_##SC(void* dest, const void* src, size_t bytes, int pe, \
                                                                int qp, int blocking) {                            \
-    putRdma<S>(dest, src, bytes, pe, qp, blocking != 0);                                                          \
+    putEngine<S>(dest, src, bytes, pe, qp, blocking != 0);                                                        \
   }                                                                                                               \
   extern "C" __device__ __noinline__ void mori_shmemi_get_##SC(void* dest, const void* src, size_t bytes, int pe, \
                                                                int qp, int blocking) {                            \
-    getRdma<S>(dest, src, bytes, pe, qp, blocking != 0);                                                          \
+    getEngine<S>(dest, src, bytes, pe, qp, blocking != 0);                                                        \
+  }                                                                                                               \
+  extern "C" __device__ __noinline__ void mori_shmemi_put_signal_sdma_##SC(                                       \
+      void* dest, const void* src, size_t bytes, uint64_t* sig, uint64_t value, int op, int pe, int blocking) {   \
+    putSignalSdma<S>(dest, src, bytes, sig, value, op, pe, blocking != 0);                                        \
   }
 MORI_SHMEMI_RMA_GENERAL(thread, ThreadScope)
 MORI_SHMEMI_RMA_GENERAL(warp, WarpScope)
@@ -52,6 +75,7 @@ extern "C" __device__ __noinline__ void* mori_shmemi_p2p_window(const void* addr
   switch (transportTo(s, pe)) {
     case Transport::P2P: return p2pAddress(s, r, pe, const_cast<void*>(addr));
     case Transport::Rdma: return nullptr;
+    case Transport::Sdma: return sdmaTakes(s, bytes) ? nullptr : p2pAddress(s, r, pe, const_cast<void*>(addr));
     default: failTransport(s, pe, "put/get");
   }
 }

@@ -3,6 +3,7 @@
 #include "mori/shmem/impl/sync.hpp"
 #include "shmem/device/general_path.hpp"
 #include "shmem/device/rdma_ops.hpp"
+#include "shmem/device/sdma_path.hpp"
 
 using namespace mori::shmem;
 using namespace mori::shmem::impl;
@@ -20,15 +21,23 @@ MORI_DEVICE_INLINE void quietEndpoints(const GpuStates& s, uint32_t rank, uint32
 }  // namespace
 }  // namespace mori::shmem::impl
 
-extern "C" __device__ __noinline__ void mori_shmemi_quiet_rdma_thread(void) { quietEndpoints(libStates(), 0, 1); }
+// The RDMA endpoints and the SDMA queues.
+extern "C" __device__ __noinline__ void mori_shmemi_quiet_rdma_thread(void) {
+  const GpuStates& s = libStates();
+  quietEndpoints(s, 0, 1);
+  sdmaQuietAll<ThreadScope>(s);
+}
 
 extern "C" __device__ __noinline__ void mori_shmemi_quiet_rdma_block(void) {
-  quietEndpoints(libStates(), static_cast<uint32_t>(BlockScope::rank()), static_cast<uint32_t>(BlockScope::size()));
+  const GpuStates& s = libStates();
+  quietEndpoints(s, static_cast<uint32_t>(BlockScope::rank()), static_cast<uint32_t>(BlockScope::size()));
+  sdmaQuietAll<BlockScope>(s);
 }
 
 extern "C" __device__ __noinline__ void mori_shmemi_quiet_pe_rdma(int pe, int qp) {
   const GpuStates& s = libStates();
   checkPe(s, pe);
+  if (transportTo(s, pe) == Transport::Sdma) return sdmaQuietPe(s, pe);
   if (qp >= 0) return rdmaQuietEndpoint(s, endpointFor(s, pe, qp));
   for (uint32_t q = 0; q < s.numQpPerPe; ++q)
     rdmaQuietEndpoint(s, s.endpoints[static_cast<uint32_t>(pe) * s.numQpPerPe + q]);

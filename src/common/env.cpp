@@ -162,6 +162,8 @@ Status validate(const Config& c) {
     return bad("NUM_QP_PER_PE", c.numQpPerPe, "an integer between 1 and 64");
   if (c.qpDepth < kMinQpDepth || c.qpDepth > kMaxQpDepth || (c.qpDepth & (c.qpDepth - 1)) != 0)
     return bad("QP_DEPTH", c.qpDepth, "a power of two between 64 and 32768");
+  if (c.sdmaQueues < kMinSdmaQueues || c.sdmaQueues > kMaxSdmaQueues)
+    return bad("SDMA_QUEUES", c.sdmaQueues, "an integer between 1 and 16");
   return Status::Success;
 }
 

@@ -36,6 +36,7 @@ const std::vector<VarInfo>& table();
 constexpr double kMaxSeconds = 1e7;  // ~115 days: deadlines and device tick counts stay far from overflow
 constexpr int64_t kMinQpDepth = 64, kMaxQpDepth = 32768;
 constexpr int64_t kMinQpPerPe = 1, kMaxQpPerPe = 64;
+constexpr int64_t kMinSdmaQueues = 1, kMaxSdmaQueues = 16;
 
 // Reads every variable, then validate()s the result; fails on the first bad value, naming it.
 Status load(Config* out);

@@ -59,6 +59,11 @@ int main(int argc, char** argv) {
     mori_shmem_barrier_all();
     if (pe == me) printf("  %s", report("transports").c_str());
   }
+  for (int pe = 0; pe < n; ++pe) {
+    fflush(stdout);
+    mori_shmem_barrier_all();
+    if (pe == me) printf("  %s", report("sdma-queues").c_str());
+  }
   fflush(stdout);
   mori_shmem_barrier_all();
   return mori_shmem_finalize() == 0 ? 0 : 1;

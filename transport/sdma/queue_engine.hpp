@@ -15,10 +15,11 @@ namespace mori::sdma {
 
 // What the engine side offers on this GPU.
 struct EngineInventory {
-  uint32_t pcieEngines = 0;  // SDMA engines for PCIe / any peer (0: unknown)
-  uint32_t xgmiEngines = 0;  // engines optimised for XGMI peers (0: none or unknown)
-  bool engineById = false;   // queues can be pinned to an engine id
-  std::string driver;        // e.g. "KFD via libhsakmt.so.1", "DMA-engine model"
+  uint32_t pcieEngines = 0;   // SDMA engines for PCIe / any peer (0: unknown)
+  uint32_t xgmiEngines = 0;   // engines optimised for XGMI peers (0: none or unknown)
+  bool engineById = false;    // queues can be pinned to an engine id
+  uint32_t maxRingSlots = 0;  // largest ring (slots of kSlotBytes) the engine takes; 0: no limit
+  std::string driver;         // e.g. "KFD via libhsakmt.so.1", "DMA-engine model"
 };
 
 // One queue to create: for peer `peer` (the peerOrdinal-th SDMA peer of myPe), queue queueIndex.

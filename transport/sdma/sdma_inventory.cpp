@@ -5,27 +5,26 @@
 #include <memory>
 
 #include "mori/platform/gpu_runtime.hpp"
-#include "transport/sdma/kfd_engine.hpp"
-#include "transport/sdma/sdma_queues.hpp"
+#include "transport/sdma/sdma_plugin.hpp"
 
 namespace mori::sdma {
 
-std::string inventoryReport() {
-  const SdmaQueuesConfig plan;
+std::string inventoryReport(const InventoryPlan& plan) {
+  const SdmaQueuesConfig ring;
   char line[512];
   snprintf(line, sizeof(line),
-           "SDMA: planned %u queues per SDMA peer, rings of %u slots x %u B (init does not create SDMA queues yet; "
-           "docs/SDMA.md)\n",
-           plan.queuesPerPeer, plan.ringSlots, kSlotBytes);
+           "SDMA: %u queues per SDMA peer, rings of %u slots x %u B (or the engine's limit); puts and gets of "
+           "%llu B and more to the engines%s\n",
+           plan.queuesPerPeer, ring.ringSlots, kSlotBytes, static_cast<unsigned long long>(plan.minBytes),
+           plan.minBytes == 0 ? " (auto never picks SDMA: MORI_SHMEM_SDMA_MIN_BYTES=0)" : "");
   std::string s = line;
-#if MORI_PLATFORM_NVIDIA
-  s += "  engines: none (SDMA engines are on AMD GPUs; in tests the DMA-engine model plays them)\n";
-#else
+  if (MORI_PLATFORM_NVIDIA && plan.plugin.empty())
+    return s + "  engines: none (SDMA engines are on AMD GPUs; in tests the DMA-engine model plays them)\n";
   int n = 0;
   if (hipGetDeviceCount(&n) != hipSuccess || n == 0) return s + "  engines: no GPU visible\n";
   for (int d = 0; d < n; ++d) {
     std::unique_ptr<QueueEngine> engine;
-    if (openKfdEngine(0, d, &engine) != Status::Success) {
+    if (openQueueEngine(0, d, plan.plugin, &engine) != Status::Success) {
       snprintf(line, sizeof(line), "  GPU %d: SDMA unavailable (see the log line above)\n", d);
       s += line;
       continue;
@@ -36,8 +35,14 @@ std::string inventoryReport() {
              inv.engineById ? "pinned to engines by id" : "placed by the driver (libhsakmt without engine ids)");
     s += line;
   }
-#endif
   return s;
+}
+
+std::string queuesReport(const SdmaQueues* q) {
+  if (q == nullptr) return "no SDMA peers\n";
+  std::string s;
+  for (const std::string& line : q->describe()) s += line + "\n";
+  return s.empty() ? "no SDMA peers\n" : s;
 }
 
 }  // namespace mori::sdma

@@ -34,7 +34,14 @@ Status SdmaQueues::create(const SdmaQueuesConfig& cfg, const std::vector<SdmaPee
   q->cfg_ = cfg;
   q->engine_ = std::move(engine);
   q->inventory_ = q->engine_->inventory();
-  const Status s = q->build(cfg, peers);
+  if (q->inventory_.maxRingSlots != 0 && q->inventory_.maxRingSlots < q->cfg_.ringSlots) {
+    if (q->inventory_.maxRingSlots < 4 || (q->inventory_.maxRingSlots & (q->inventory_.maxRingSlots - 1)) != 0)
+      return MORI_FAIL(Status::Internal, log::kInit,
+                       "PE %d: SDMA engine (%s) limits rings to %u slots: not a power of two >= 4", cfg.myPe,
+                       q->inventory_.driver.c_str(), q->inventory_.maxRingSlots);
+    q->cfg_.ringSlots = q->inventory_.maxRingSlots;
+  }
+  const Status s = q->build(q->cfg_, peers);
   if (s != Status::Success) return s;  // q's destructor tears down what was made
   *out = std::move(q);
   return Status::Success;

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "src/common/log.hpp"
-#include "transport/sdma/kfd_engine.hpp"
+#include "transport/sdma/sdma_plugin.hpp"
 
 namespace mori::sdma {
 
@@ -26,14 +26,8 @@ Status openSdmaQueues(SdmaOpenArgs a, std::unique_ptr<SdmaQueues>* out) {
   cfg.ringSlots = a.ringSlots;
   cfg.timeoutTicks = a.timeoutTicks;
   if (!a.engine && !peers.empty()) {
-#if MORI_PLATFORM_NVIDIA
-    return MORI_FAIL(Status::NotSupported, log::kInit,
-                     "PE %d: peers %s use SDMA, but SDMA engines exist only on AMD GPUs and this is an NVIDIA build "
-                     "(only the test-only DMA-engine model, tests/support/dma_model, plays them here)",
-                     a.myPe, list.c_str());
-#else
-    MORI_TRY(openKfdEngine(a.myPe, a.hipDevice, &a.engine));
-#endif
+    MORI_LOG_INFO(log::kInit, "PE %d: SDMA queues to peers %s", a.myPe, list.c_str());
+    MORI_TRY(openQueueEngine(a.myPe, a.hipDevice, "", &a.engine));
   }
   if (!a.engine) {  // no SDMA peer and no engine: an empty set
     class NoEngine final : public QueueEngine {

@@ -17,6 +17,7 @@
 
 #include "mori/platform/gpu_runtime.hpp"
 #include "mori/transport/sdma/sdma_ops.hpp"
+#include "tests/gpu/gpu_test_util.hpp"
 #include "tests/gpu/sdma/sdma_test_scopes.hpp"
 #include "tests/support/dma_model/dma_model.hpp"
 #include "tests/support/test_env.hpp"
@@ -25,24 +26,11 @@
 
 MORI_TEST_REQUIRES_GPU(1, 1);
 
-#define HIP_OK(call)                                                                                   \
-  do {                                                                                                 \
-    hipError_t e_ = (call);                                                                            \
-    ASSERT_EQ(e_, hipSuccess) << #call << ": " << hipGetErrorName(e_) << " " << hipGetErrorString(e_); \
-  } while (0)
-
 namespace mori::test::dma {
 namespace {
 
 using sdma::AtomicOp;
 using sdma::SdmaPeerDevice;
-
-__host__ __device__ inline uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 // Unit u's range inside its stride: a random skew (odd offsets) and a random length >= 1.
 struct Range {
@@ -132,8 +120,8 @@ __global__ void announceKernel(SdmaPeerDevice peer, uint8_t* dst, const uint8_t*
   const sdma::SdmaQueueDevice& q = peer.queues[0];
   const uint64_t base = sdma::reserveSlots(q, 1);
   sdma::waitForRoom(q, base, 1);
-  sdma::writeSlot(q, base, reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), n, nullptr, true,
-                  static_cast<uint32_t>(base + 1));
+  sdma::SdmaProvider::encode(q, base, reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), n, nullptr,
+                             true, static_cast<uint32_t>(base + 1));
   if (junkHeader != 0) sdma::slotAddress(q, base)[0] = junkHeader;
   if (ring) {
     sdma::submitAndRing(q, base, base + 1);

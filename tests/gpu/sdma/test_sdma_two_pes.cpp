@@ -11,6 +11,7 @@
 
 #include "mori/platform/gpu_runtime.hpp"
 #include "mori/transport/sdma/sdma_ops.hpp"
+#include "tests/gpu/gpu_test_util.hpp"
 #include "tests/gpu/sdma/sdma_test_scopes.hpp"
 #include "tests/support/dma_model/dma_model.hpp"
 #include "tests/support/test_env.hpp"
@@ -18,28 +19,11 @@
 
 MORI_TEST_REQUIRES_GPU(2, 1);
 
-#define HIP_OK(call)                                                                                   \
-  do {                                                                                                 \
-    hipError_t e_ = (call);                                                                            \
-    ASSERT_EQ(e_, hipSuccess) << #call << ": " << hipGetErrorName(e_) << " " << hipGetErrorString(e_); \
-  } while (0)
-
 namespace mori::test::dma {
 namespace {
 
 using sdma::AtomicOp;
 using sdma::SdmaPeerDevice;
-
-__host__ __device__ inline uint8_t pattern(uint64_t seed, int pe, uint64_t i) {
-  uint64_t x = seed + static_cast<uint64_t>(pe) * 0x9e3779b97f4a7c15ull + (i >> 3) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 31)) * 0x94d049bb133111ebull;
-  return static_cast<uint8_t>((x ^ (x >> 29)) >> ((i & 7) * 8));
-}
-
-__global__ void fill(uint8_t* p, uint64_t n, uint64_t seed, int pe) {
-  for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < n; i += uint64_t{gridDim.x} * blockDim.x)
-    p[i] = pattern(seed, pe, i);
-}
 
 // Unit u of `units` owns [u * stride, u * stride + len(u)) with len(u) in 1..stride.
 __host__ __device__ inline uint64_t lenOf(uint64_t seed, uint64_t u, uint64_t stride) {
@@ -100,7 +84,7 @@ __global__ void waitAndCheck(const uint64_t* sig, uint64_t expect, const uint8_t
   if (!ok) return;
   auto check = [&](uint64_t off, uint64_t len) {
     for (uint64_t i = threadIdx.x; i < len; i += blockDim.x)
-      if (loadByte(recv + off + i) != pattern(seed, sender, off + i)) atomicAdd(out, 1ull);
+      if (loadByte(recv + off + i) != patternByte(seed, sender, off + i)) atomicAdd(out, 1ull);
   };
   const uint64_t b = blockIdx.x;
   check(b * bigStride, lenOf(seed, b, bigStride));
@@ -140,7 +124,7 @@ TEST(SdmaTwoPes, PutSignalIntoEachOthersMemory) {
   HIP_OK(hipMemset(recv, 0, bytes + 256));
   HIP_OK(hipMemset(out, 0, 16));
   sig = reinterpret_cast<uint64_t*>(recv + bytes);
-  fill<<<64, 256>>>(src, bytes, seed, me);
+  fillKernel<><<<64, 256>>>(src, bytes, seed, me);
   HIP_OK(hipDeviceSynchronize());
 
   hipIpcMemHandle_t mine, theirs;

@@ -1,9 +1,11 @@
 // Host side of the SDMA transport without an AMD GPU: libhsakmt absent or without a KFD (clear
 // errors, never a crash), our libhsakmt declarations against the installed hsakmttypes.h, KFD
-// node matching by PCI location, engine choice, queue-set argument checks, and the transport
-// table's SDMA rows.
+// node matching by PCI location, engine choice, queue-set argument checks, the engine's ring
+// limit, the SDMA plugin loader's refusals, the SDMA environment variables, and the transport
+// table's SDMA rows (forced and by policy).
 #include <gtest/gtest.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <random>
@@ -12,9 +14,11 @@
 #include <vector>
 
 #include "application/context/transport_table.hpp"
+#include "src/common/env.hpp"
 #include "transport/sdma/engine_choice.hpp"
 #include "transport/sdma/hsakmt_loader.hpp"
 #include "transport/sdma/kfd_engine.hpp"
+#include "transport/sdma/sdma_plugin.hpp"
 #include "transport/sdma/sdma_queues.hpp"
 #include "transport/sdma/sdma_transport.hpp"
 
@@ -216,6 +220,78 @@ TEST(SdmaHost, OpenForTheTransportRow) {
   }
 }
 
+TEST(SdmaHost, PluginLoaderRefusesWhatIsNoPlugin) {
+  std::unique_ptr<QueueEngine> e;
+  EXPECT_EQ(openQueueEngine(3, 0, "/nonexistent/libmori_dma_model.so", &e), Status::NotSupported);
+  EXPECT_FALSE(e);
+  // A real library without the plugin's entry points.
+  EXPECT_EQ(openQueueEngine(3, 0, "libc.so.6", &e), Status::NotSupported);
+  EXPECT_FALSE(e);
+#if MORI_PLATFORM_NVIDIA
+  // No plugin on NVIDIA: no engines, said as such.
+  EXPECT_EQ(openQueueEngine(3, 0, "", &e), Status::NotSupported);
+  EXPECT_FALSE(e);
+#endif
+}
+
+// An engine that caps the ring and counts what it was asked for.
+class CappingEngine final : public QueueEngine {
+ public:
+  explicit CappingEngine(uint32_t cap) : cap_(cap) {}
+  EngineInventory inventory() const override {
+    EngineInventory inv;
+    inv.maxRingSlots = cap_;
+    inv.driver = "capping test engine";
+    return inv;
+  }
+  Status create(const QueueRequest&, QueueHandles*) override { return Status::NotSupported; }
+  Status destroy(const QueueRequest&, const QueueHandles&) override { return Status::Success; }
+
+ private:
+  uint32_t cap_;
+};
+
+TEST(SdmaHost, EngineRingLimitMustBeAPowerOfTwo) {
+  SdmaQueuesConfig cfg;
+  cfg.myPe = 0;
+  cfg.nPes = 2;
+  std::unique_ptr<SdmaQueues> q;
+  for (uint32_t bad : {3u, 6u, 100u})
+    EXPECT_EQ(SdmaQueues::create(cfg, {{1, false}}, std::make_unique<CappingEngine>(bad), &q), Status::Internal) << bad;
+  // A fitting cap (or none) is taken; with no peer nothing is created.
+  EXPECT_EQ(SdmaQueues::create(cfg, {}, std::make_unique<CappingEngine>(64), &q), Status::Success);
+  ASSERT_TRUE(q);
+  EXPECT_TRUE(q->describe().empty());
+}
+
+struct ScopedEnv {
+  const char* name;
+  ScopedEnv(const char* n, const char* v) : name(n) { setenv(n, v, 1); }
+  ~ScopedEnv() { unsetenv(name); }
+};
+
+TEST(SdmaHost, EnvironmentVariables) {
+  env::Config c;
+  ASSERT_EQ(env::load(&c), Status::Success);
+  EXPECT_EQ(c.sdmaQueues, 2);
+  EXPECT_EQ(c.sdmaMinBytes, 0u);
+  EXPECT_TRUE(c.sdmaPlugin.empty());
+  {
+    ScopedEnv q("MORI_SHMEM_SDMA_QUEUES", "16"), m("MORI_SHMEM_SDMA_MIN_BYTES", "64K");
+    ASSERT_EQ(env::load(&c), Status::Success);
+    EXPECT_EQ(c.sdmaQueues, 16);
+    EXPECT_EQ(c.sdmaMinBytes, 64u << 10);
+  }
+  for (const char* bad : {"0", "17", "-1", "two"}) {
+    ScopedEnv q("MORI_SHMEM_SDMA_QUEUES", bad);
+    EXPECT_EQ(env::load(&c), Status::InvalidUsage) << "MORI_SHMEM_SDMA_QUEUES=" << bad;
+  }
+  for (const char* bad : {"-4", "1Q", "lots"}) {
+    ScopedEnv m("MORI_SHMEM_SDMA_MIN_BYTES", bad);
+    EXPECT_EQ(env::load(&c), Status::InvalidUsage) << "MORI_SHMEM_SDMA_MIN_BYTES=" << bad;
+  }
+}
+
 namespace ctx = mori::context;
 
 ctx::TransportInputs twoNodes(int nPes, int myPe) {
@@ -235,23 +311,46 @@ TEST(SdmaHost, TransportTableSdmaRows) {
   using shmem::Transport;
   std::vector<Transport> t;
   std::string why;
-  // Not driveable in this build: refused with the reason, on every PE.
+  // No engines on some PE: refused with the reason, on every PE.
   ctx::TransportInputs in = twoNodes(2, 0);
   in.hostIds = {"a", "a"};
   in.p2pMatrix = {1, 1, 1, 1};
   EXPECT_FALSE(ctx::buildTransportTable(in, &t, &why));
-  EXPECT_NE(why.find("only on AMD GPUs"), std::string::npos) << why;
+  EXPECT_NE(why.find("PE 0 has no SDMA engines"), std::string::npos) << why;
+  in.sdmaAvailable = {1, 0};
+  EXPECT_FALSE(ctx::buildTransportTable(in, &t, &why));
+  EXPECT_NE(why.find("PE 1 has no SDMA engines"), std::string::npos) << why;
 
-  in.sdmaBuilt = true;
+  in.sdmaAvailable = {1, 1};
   ASSERT_TRUE(ctx::buildTransportTable(in, &t, &why)) << why;
   EXPECT_EQ(t, (std::vector<Transport>{Transport::P2P, Transport::Sdma}));
-  in.disableP2P = true;  // loads/stores forbidden; the engines still use the mapping
+  in.disableP2P = true;  // small puts and single elements would be P2P stores: refused
+  EXPECT_FALSE(ctx::buildTransportTable(in, &t, &why));
+  EXPECT_NE(why.find("MORI_SHMEM_DISABLE_P2P"), std::string::npos) << why;
+
+  // Policy (auto, MORI_SHMEM_SDMA_MIN_BYTES > 0): same-node peers go to SDMA where this PE has
+  // engines, other nodes' to RDMA; without the policy, or without engines, P2P as before.
+  in = twoNodes(4, 0);
+  in.forced = ctx::ForcedTransport::Auto;
+  in.sdmaAvailable = {1, 0, 1, 1};
+  EXPECT_FALSE(ctx::sdmaWanted(in));
   ASSERT_TRUE(ctx::buildTransportTable(in, &t, &why)) << why;
-  EXPECT_EQ(t[1], Transport::Sdma);
+  EXPECT_EQ(t, (std::vector<Transport>{Transport::P2P, Transport::P2P, Transport::Rdma, Transport::Rdma}));
+  in.sdmaPolicy = true;
+  EXPECT_TRUE(ctx::sdmaWanted(in));
+  ASSERT_TRUE(ctx::buildTransportTable(in, &t, &why)) << why;
+  EXPECT_EQ(t, (std::vector<Transport>{Transport::P2P, Transport::Sdma, Transport::Rdma, Transport::Rdma}));
+  in.myPe = 1;  // PE 1 has no engines: its row stays P2P
+  ASSERT_TRUE(ctx::buildTransportTable(in, &t, &why)) << why;
+  EXPECT_EQ(t, (std::vector<Transport>{Transport::P2P, Transport::P2P, Transport::Rdma, Transport::Rdma}));
+  in.myPe = 0;
+  in.disableP2P = true;  // no loads/stores between the GPUs: no SDMA by policy either
+  ASSERT_TRUE(ctx::buildTransportTable(in, &t, &why)) << why;
+  EXPECT_EQ(t[1], Transport::Rdma);
 
   // Peers on another node: SDMA cannot reach them; the error names the pair.
   in = twoNodes(4, 1);
-  in.sdmaBuilt = true;
+  in.sdmaAvailable.assign(4, 1);
   EXPECT_FALSE(ctx::buildTransportTable(in, &t, &why));
   EXPECT_NE(why.find("PE 0 cannot map PE 2"), std::string::npos) << why;
   EXPECT_NE(why.find("same-node peers only"), std::string::npos) << why;
@@ -260,7 +359,7 @@ TEST(SdmaHost, TransportTableSdmaRows) {
   in = twoNodes(2, 1);
   in.hostIds = {"a", "a"};
   in.p2pMatrix = {1, 0, 1, 1};
-  in.sdmaBuilt = true;
+  in.sdmaAvailable = {1, 1};
   EXPECT_FALSE(ctx::buildTransportTable(in, &t, &why));
   EXPECT_NE(why.find("no peer access"), std::string::npos) << why;
 }

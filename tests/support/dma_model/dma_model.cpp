@@ -48,6 +48,7 @@ sdma::EngineInventory DmaModelEngine::inventory() const {
   inv.pcieEngines = opts_.pcieEngines;
   inv.xgmiEngines = opts_.xgmiEngines;
   inv.engineById = opts_.engineById;
+  inv.maxRingSlots = opts_.maxRingSlots;
   inv.driver = "DMA-engine model (tests/support/dma_model)";
   return inv;
 }
@@ -107,6 +108,7 @@ void DmaModelEngine::run() {
                    r.queueIndex, r.peer, static_cast<unsigned long long>(announced),
                    static_cast<unsigned long long>(q.consumed), static_cast<unsigned long long>(r.ringBytes));
           errors_.push_back(msg);
+          fprintf(stderr, "DMA model: %s\n", msg);
           q.failed = true;
           continue;
         }
@@ -119,6 +121,7 @@ void DmaModelEngine::run() {
           snprintf(msg, sizeof(msg), "queue %u to PE %d: model kernel failed: %s", r.queueIndex, r.peer,
                    hipGetErrorString(e));
           errors_.push_back(msg);
+          fprintf(stderr, "DMA model: %s\n", msg);
           q.failed = true;
           continue;
         }

@@ -29,6 +29,7 @@ struct ModelOptions {
   uint32_t xgmiEngines = 8;
   bool engineById = true;
   uint64_t pollTimeoutNs = 10'000'000'000ull;  // POLL_REGMEM gives up (and reports) after this
+  uint32_t maxRingSlots = 0;                   // what inventory() reports (0: no limit); small rings for wrap stress
 };
 
 class DmaModelEngine final : public sdma::QueueEngine {

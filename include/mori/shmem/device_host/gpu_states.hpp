@@ -9,6 +9,7 @@
 
 #include "mori/device/error.hpp"
 #include "mori/transport/rdma/device_host/endpoint.hpp"
+#include "mori/transport/sdma/device_host/sdma_queue.hpp"
 
 namespace mori::shmem {
 
@@ -23,7 +24,7 @@ enum class Transport : uint8_t {
 constexpr uint32_t kGpuStatesMagic = 0x4d4f5249u;  // "MORI"
 // Bumped whenever GpuStates or anything it points to changes layout; a module compiled against
 // another version is refused at registration.
-constexpr uint32_t kDeviceAbiVersion = 3;
+constexpr uint32_t kDeviceAbiVersion = 4;
 
 // One PE's copy of a symmetric region, as seen from this PE.
 struct PeerWindow {
@@ -79,6 +80,12 @@ struct GpuStates : device::Diag {
   // counter is this PE's own (GPU memory).
   uint64_t syncOffset;
   uint64_t* barrierEpoch;
+
+  // SDMA: sdmaPeers[pe] for every PE (GPU memory; count 0 where transport[pe] != Sdma), null when
+  // no peer is reached over SDMA. Puts and gets of fewer than sdmaMinBytes to an SDMA peer, and
+  // its single elements, are P2P loads/stores through the mapping the engines use.
+  const sdma::SdmaPeerDevice* sdmaPeers;
+  uint64_t sdmaMinBytes;
 };
 
 }  // namespace mori::shmem

@@ -36,13 +36,21 @@ extern __constant__ mori::shmem::GpuStates mori_shmem_device_states;
 // (registered regions, PEs past the inline window); null when pe is an RDMA peer. The caller
 // copies inline, as on its fast path.
 __device__ void* mori_shmemi_p2p_window(const void* addr, size_t bytes, int pe);
-// RDMA put / get (thread, warp, block scope: every thread of the scope calls).
+// RDMA or SDMA put / get (thread, warp, block scope: every thread of the scope calls).
 __device__ void mori_shmemi_put_thread(void* dest, const void* src, size_t bytes, int pe, int qp, int blocking);
 __device__ void mori_shmemi_put_warp(void* dest, const void* src, size_t bytes, int pe, int qp, int blocking);
 __device__ void mori_shmemi_put_block(void* dest, const void* src, size_t bytes, int pe, int qp, int blocking);
 __device__ void mori_shmemi_get_thread(void* dest, const void* src, size_t bytes, int pe, int qp, int blocking);
 __device__ void mori_shmemi_get_warp(void* dest, const void* src, size_t bytes, int pe, int qp, int blocking);
 __device__ void mori_shmemi_get_block(void* dest, const void* src, size_t bytes, int pe, int qp, int blocking);
+// Put-with-signal to an SDMA peer (thread, warp, block scope): the copy and its signal in one
+// engine queue (below GpuStates::sdmaMinBytes: P2P stores and the ordered signal). op: impl::SignalOp.
+__device__ void mori_shmemi_put_signal_sdma_thread(void* dest, const void* src, size_t bytes, uint64_t* sig,
+                                                   uint64_t value, int op, int pe, int blocking);
+__device__ void mori_shmemi_put_signal_sdma_warp(void* dest, const void* src, size_t bytes, uint64_t* sig,
+                                                 uint64_t value, int op, int pe, int blocking);
+__device__ void mori_shmemi_put_signal_sdma_block(void* dest, const void* src, size_t bytes, uint64_t* sig,
+                                                  uint64_t value, int op, int pe, int blocking);
 // General paths of the single-element operations; values travel as their low `bytes` bytes
 // (1, 2, 4 or 8; atomics 4 or 8). op: impl::Amo / impl::SignalOp.
 __device__ void mori_shmemi_p(void* dest, uint64_t value, uint32_t bytes, int pe, int qp);
@@ -50,8 +58,9 @@ __device__ uint64_t mori_shmemi_g(const void* src, uint32_t bytes, int pe, int q
 __device__ uint64_t mori_shmemi_amo(uint32_t op, void* dest, uint64_t value, uint64_t cond, uint32_t bytes, int pe,
                                     int qp, int fetch);
 __device__ void mori_shmemi_signal(uint64_t* sig, uint64_t value, int op, int pe, int qp, int ordered);
-// Completes this PE's RDMA operations (thread: every endpoint; block: divided among the block's
-// threads, every thread calls) / those to `pe` on `qp` (qp < 0: all of pe's QPs).
+// Completes this PE's RDMA and SDMA operations (thread: every endpoint and SDMA queue; block:
+// divided among the block's threads, every thread calls) / those to `pe` (RDMA: on `qp`, qp < 0:
+// all of pe's QPs; SDMA: all of pe's queues).
 __device__ void mori_shmemi_quiet_rdma_thread(void);
 __device__ void mori_shmemi_quiet_rdma_block(void);
 __device__ void mori_shmemi_quiet_pe_rdma(int pe, int qp);

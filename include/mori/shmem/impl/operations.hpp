@@ -150,6 +150,17 @@ MORI_DEVICE_INLINE void signalOp(const GpuStates& s, uint64_t* sig, uint64_t val
 template <class S>
 MORI_DEVICE_INLINE void putSignal(const GpuStates& s, void* dest, const void* src, size_t bytes, uint64_t* sig,
                                   uint64_t value, SignalOp op, int pe, int qp, bool blocking) {
+  // An SDMA peer: the copy and its signal go to one engine queue together (device library).
+  if (MORI_UNLIKELY(!heapP2pRange(s, dest, bytes, pe) && transportTo(s, pe) == Transport::Sdma)) {
+    const int o = static_cast<int>(op);
+    if constexpr (S::kSingleThread) {
+      return mori_shmemi_put_signal_sdma_thread(dest, src, bytes, sig, value, o, pe, blocking);
+    } else if constexpr (S::kOneWave) {
+      return mori_shmemi_put_signal_sdma_warp(dest, src, bytes, sig, value, o, pe, blocking);
+    } else {
+      return mori_shmemi_put_signal_sdma_block(dest, src, bytes, sig, value, o, pe, blocking);
+    }
+  }
   put<S>(s, dest, src, bytes, pe, qp, false);
   S::sync();  // every thread's part of the data is issued before the signal
   if (S::rank() == 0) signalOp(s, sig, value, op, pe, qp, true);
@@ -198,7 +209,7 @@ template <class S>
 MORI_DEVICE_INLINE void quiet(const GpuStates& s) {
   static_assert(S::kSingleThread || !S::kOneWave, "quiet is thread or block scope");
   gpu::releaseSystem();
-  if (s.numQpPerPe != 0) {
+  if (s.numQpPerPe != 0 || s.sdmaPeers != nullptr) {
     if constexpr (S::kSingleThread) {
       mori_shmemi_quiet_rdma_thread();
     } else {
@@ -212,13 +223,15 @@ MORI_DEVICE_INLINE void quiet(const GpuStates& s) {
 MORI_DEVICE_INLINE void quietPe(const GpuStates& s, int pe, int qp) {
   checkPe(s, pe);
   gpu::releaseSystem();
-  if (transportTo(s, pe) == Transport::Rdma) mori_shmemi_quiet_pe_rdma(pe, qp);
+  const Transport t = transportTo(s, pe);
+  if (t == Transport::Rdma || t == Transport::Sdma) mori_shmemi_quiet_pe_rdma(pe, qp);
 }
 
 // Orders this PE's earlier puts, AMOs and signals to each PE before its later ones. One QP
-// executes in order; with several QPs per PE ordering across them needs their completion.
+// executes in order; with several QPs per PE ordering across them needs their completion, and so
+// do SDMA queues (they run concurrently, and single elements to an SDMA peer are P2P stores).
 MORI_DEVICE_INLINE void fence(const GpuStates& s) {
-  if (s.numQpPerPe > 1) {
+  if (s.numQpPerPe > 1 || s.sdmaPeers != nullptr) {
     quiet<ThreadScope>(s);
   } else {
     gpu::releaseSystem();

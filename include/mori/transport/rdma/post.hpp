@@ -1,6 +1,7 @@
-// The one RDMA posting mechanism, written once for every operation and provider. Operations
-// differ only in the WqeDesc they build; providers (P = Mlx5, Bnxt, Ionic) only in how a WqeDesc
-// becomes bytes, how the doorbell is rung and how a completion entry reads.
+// The RDMA side of the one ring-posting mechanism (mori/transport/ring_post.hpp: reserve and
+// submit -> ring are shared with the SDMA rings), written once for every operation and provider.
+// Operations differ only in the WqeDesc they build; providers (P = Mlx5, Bnxt, Ionic) only in how a
+// WqeDesc becomes bytes, how the doorbell is rung and how a completion entry reads.
 //
 //   reserve   one atomicAdd on EndpointState::reserved per group of threads (warp-aggregated),
 //             which never waits
@@ -28,6 +29,7 @@
 #include "mori/platform/wave.hpp"
 #include "mori/transport/rdma/device_host/endpoint.hpp"
 #include "mori/transport/rdma/providers/provider.hpp"
+#include "mori/transport/ring_post.hpp"
 
 #if MORI_GPU_COMPILER
 namespace mori::rdma {
@@ -214,18 +216,20 @@ MORI_DEVICE_NOINLINE void waitSlotsWritten(const DeviceCtx& s, const EndpointDev
 template <class P>
 MORI_DEVICE_INLINE void submitSlots(const DeviceCtx& s, const EndpointDevice& ep, uint64_t base, uint32_t n) {
   if (n > 1 && MORI_UNLIKELY(!slotsWritten(ep, base, n - 1))) waitSlotsWritten<P>(s, ep, base, n - 1);
-  // With the marks read, the fence makes their WQE bytes visible to the NIC before it hears of them.
-  gpu::fenceSystem();
+  // With the marks read, announce()'s first fence makes their WQE bytes visible to the NIC before
+  // it hears of them. Its hand-off orders the next ringer after us on the GPU, not our MMIO store's
+  // arrival at the NIC: where the register carries the index, its second fence waits for it to land.
   EndpointState* st = ep.state;
-  spinUntil(
-      s, ep, DeviceWait::SendQueueSlot, base, __func__,
-      [&] { return gpu::atomicLoad<Order::Acquire, Scope::Agent>(&st->posted); },
-      [&](uint64_t posted) { return posted == base; });
-  P::ringDoorbell(ep, base + n, slotAddress(ep, base + n - 1));
-  // The agent-scope hand-off below orders the next ringer after us on the GPU, not our MMIO
-  // store's arrival at the NIC: where the register carries the index, wait for it to land.
-  if constexpr (P::kIndexedDoorbells) gpu::fenceSystem();
-  gpu::atomicStore<Order::Release, Scope::Agent>(&st->posted, base + n);
+  const char* where = __func__;
+  ring::announce<P::kIndexedDoorbells>(
+      &st->posted, base, base + n,
+      [&](uint64_t turn) {
+        spinUntil(
+            s, ep, DeviceWait::SendQueueSlot, turn, where,
+            [&] { return gpu::atomicLoad<Order::Acquire, Scope::Agent>(&st->posted); },
+            [&](uint64_t posted) { return posted == turn; });
+      },
+      [&](uint64_t end) { P::ringDoorbell(ep, end, slotAddress(ep, end - 1)); });
 }
 
 // Waits until slots up to `end` are announced (another thread rings for them).
@@ -240,7 +244,7 @@ MORI_DEVICE_INLINE void waitAnnounced(const DeviceCtx& s, const EndpointDevice& 
 // Hands out `n` consecutive slots. Never waits: the threads wait for their own slots after the
 // group has learnt where its slots are (claimSlot).
 MORI_DEVICE_INLINE uint64_t reserveSlots(const EndpointDevice& ep, uint32_t n) {
-  return gpu::atomicFetchAdd<Order::Relaxed, Scope::Agent>(&ep.state->reserved, uint64_t{n});
+  return ring::reserveSlots(&ep.state->reserved, n);
 }
 
 // A thread's part of a group's reservation [base, base + n): claims and writes slot base + rank;

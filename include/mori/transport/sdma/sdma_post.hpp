@@ -1,16 +1,21 @@
-// The SDMA posting mechanism, as named steps. A posting thread:
+// The SDMA side of the one ring-posting mechanism (mori/transport/ring_post.hpp: reserve and
+// submit -> ring are shared with the RDMA send queues). SDMA is a provider there: its slots hold
+// packets (sdma_slot.hpp), its doorbell carries the write pointer (indexed: kIndexedDoorbells), a
+// slot is free once the engine's read pointer passed it, and completion is one counter the engine
+// writes. A posting thread:
 //
-//   reserve  takes k consecutive slots with one atomicAdd on SdmaQueueState::reserved (never
-//            waits); k is at most half the ring, so the earliest unannounced reservation always
-//            fits once the engine drains what is announced before it
+//   reserve  k consecutive slots (ring::reserveSlots on SdmaQueueState::reserved); k is at most
+//            half the ring, so the earliest unannounced reservation always fits once the engine
+//            drains what is announced before it
 //   room     waits until the engine's read pointer has passed the slots' previous lap
 //            (readPtr >= (base + k - slots) * kSlotBytes): ring space is free once fetched
 //   write    encodes each slot (COPY_LINEAR, ATOMIC for a signal, FENCE on the batch's last slot
 //            writing its end index to `completion`) and pads it with one-dword NOPs
-//   submit   waits until every earlier slot is announced (posted == base), fences system-wide
-//            (the slots reach memory before the engine can see the new write pointer)
-//   ring     stores the write pointer (bytes) to the shadow and the doorbell, fences again so
-//            the next ringer's larger pointer cannot overtake it, and releases posted = end
+//   submit   (ring::announce) once every earlier slot is announced (posted == base), after a
+//            system fence (the slots reach memory before the engine can see the new write pointer)
+//   ring     SdmaProvider::ringDoorbell: the write pointer (bytes) to the shadow and the doorbell;
+//            announce fences again so the next ringer's larger pointer cannot overtake it, and
+//            releases posted = end
 //
 // Completion: the engine runs a queue's packets in order, so the completion word only grows (mod
 // 2^32) and reaching N means every slot below N is done. quiet waits for the announced count.
@@ -18,11 +23,6 @@
 // Lanes: the submit wait depends on other threads' progress. On NVIDIA lanes run apart
 // (gpu::kIndependentLanes); on lockstep AMD waves a lane spinning there would hold back the
 // lane it waits for, so the lanes of a wave that post together take turns (eachLaneInTurn).
-//
-// Unlike rdma/post.hpp, there is no completion queue to consume (the engine writes one counter)
-// and a slot's reuse depends on the engine's read pointer, not on completions; what both share
-// is the reserve -> write -> submit -> ring order and the bounded waits (see docs/SDMA.md for
-// what a common mechanism would take).
 #pragma once
 
 #include <stdio.h>
@@ -31,6 +31,7 @@
 #include "mori/platform/clock.hpp"
 #include "mori/platform/mmio.hpp"
 #include "mori/platform/wave.hpp"
+#include "mori/transport/ring_post.hpp"
 #include "mori/transport/sdma/device_host/sdma_queue.hpp"
 #include "mori/transport/sdma/sdma_slot.hpp"
 
@@ -73,9 +74,32 @@ MORI_DEVICE_INLINE uint32_t* slotAddress(const SdmaQueueDevice& q, uint64_t idx)
   return q.ring + ((idx & (q.slots - 1)) << (kSlotShift - 2));
 }
 
+// The SDMA provider of ring_post.hpp: what differs from the NICs' send queues.
+struct SdmaProvider {
+  // The doorbell is the write pointer itself: an older value landing after a newer one would move
+  // the engine's view backwards.
+  static constexpr bool kIndexedDoorbells = true;
+
+  // write: one slot: [COPY_LINEAR if bytes] [ATOMIC if sig] [FENCE completion = fenceValue if
+  // fence] and one-dword NOPs to the slot's end.
+  MORI_DEVICE_INLINE static void encode(const SdmaQueueDevice& q, uint64_t idx, uint64_t dst, uint64_t src,
+                                        uint64_t bytes, const SignalDesc* sig, bool fence, uint32_t fenceValue) {
+    encodeSlot(slotAddress(q, idx), dst, src, bytes, sig, fence ? reinterpret_cast<uint64_t>(q.completion) : 0,
+               fenceValue);
+  }
+
+  // ring: slots [0, end) announced: the write pointer in bytes, to the shadow the engine (or KFD
+  // on resume) reads and to the 64-bit doorbell.
+  MORI_DEVICE_INLINE static void ringDoorbell(const SdmaQueueDevice& q, uint64_t end) {
+    const uint64_t wp = end << kSlotShift;
+    gpu::atomicStore<Order::Relaxed, Scope::System>(q.writePtr, wp);
+    gpu::mmioStore64(q.doorbell, wp);
+  }
+};
+
 // reserve: k (1..slots/2) consecutive slots; returns the first.
 MORI_DEVICE_INLINE uint64_t reserveSlots(const SdmaQueueDevice& q, uint32_t k) {
-  return gpu::atomicFetchAdd<Order::Relaxed, Scope::Agent>(&q.state->reserved, static_cast<uint64_t>(k));
+  return ring::reserveSlots(&q.state->reserved, k);
 }
 
 // room: the slots [base, base + k) were fetched by the engine on their previous lap.
@@ -87,26 +111,17 @@ MORI_DEVICE_INLINE void waitForRoom(const SdmaQueueDevice& q, uint64_t base, uin
       [&] { return gpu::atomicLoad<Order::Relaxed, Scope::System>(q.readPtr); }, [&](uint64_t r) { return r >= need; });
 }
 
-// write: one slot: [COPY_LINEAR if bytes] [ATOMIC if sig] [FENCE completion = fenceValue if
-// fence] and one-dword NOPs to the slot's end.
-MORI_DEVICE_INLINE void writeSlot(const SdmaQueueDevice& q, uint64_t idx, uint64_t dst, uint64_t src, uint64_t bytes,
-                                  const SignalDesc* sig, bool fence, uint32_t fenceValue) {
-  encodeSlot(slotAddress(q, idx), dst, src, bytes, sig, fence ? reinterpret_cast<uint64_t>(q.completion) : 0,
-             fenceValue);
-}
-
 // submit + ring: announces [base, end) once every earlier slot is announced.
 MORI_DEVICE_INLINE void submitAndRing(const SdmaQueueDevice& q, uint64_t base, uint64_t end) {
-  waitUntil(
-      q, "earlier slots to be announced", base,
-      [&] { return gpu::atomicLoad<Order::Acquire, Scope::Agent>(&q.state->posted); },
-      [&](uint64_t v) { return v == base; });
-  gpu::fenceSystem();
-  const uint64_t wp = end << kSlotShift;
-  gpu::atomicStore<Order::Relaxed, Scope::System>(q.writePtr, wp);
-  gpu::mmioStore64(q.doorbell, wp);
-  gpu::fenceSystem();
-  gpu::atomicStore<Order::Release, Scope::Agent>(&q.state->posted, end);
+  ring::announce<SdmaProvider::kIndexedDoorbells>(
+      &q.state->posted, base, end,
+      [&](uint64_t turn) {
+        waitUntil(
+            q, "earlier slots to be announced", turn,
+            [&] { return gpu::atomicLoad<Order::Acquire, Scope::Agent>(&q.state->posted); },
+            [&](uint64_t v) { return v == turn; });
+      },
+      [&](uint64_t e) { SdmaProvider::ringDoorbell(q, e); });
 }
 
 // Runs f in each active lane, one lane at a time where lanes are not independent (AMD); at once
@@ -142,8 +157,8 @@ MORI_DEVICE_INLINE uint64_t postCopy(const SdmaQueueDevice& q, uint64_t dst, uin
       const uint64_t c = done + i;
       const uint64_t off = c * kMaxCopyBytes;
       const uint64_t len = bytes - off < kMaxCopyBytes ? bytes - off : kMaxCopyBytes;
-      writeSlot(q, base + i, dst + off, src + off, len, c == chunks - 1 ? sig : nullptr, i == k - 1,
-                static_cast<uint32_t>(end));
+      SdmaProvider::encode(q, base + i, dst + off, src + off, len, c == chunks - 1 ? sig : nullptr, i == k - 1,
+                           static_cast<uint32_t>(end));
     }
     submitAndRing(q, base, end);
     done += k;

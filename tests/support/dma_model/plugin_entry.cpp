@@ -1,0 +1,35 @@
+// The DMA-engine model as an SDMA plugin (MORI_SHMEM_SDMA_PLUGIN; contract in
+// transport/sdma/sdma_plugin.hpp): the only symbols the library exports. The runtime then drives
+// the model's queues exactly as it drives the KFD's. Its own setting, read from the environment
+// (a test's, never the runtime's):
+//   MORI_DMA_MODEL_RING_SLOTS  largest ring the model takes (a power of two >= 4; default: no
+//                              limit), so that a stress wraps a small ring
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <memory>
+
+#include "tests/support/dma_model/dma_model.hpp"
+#include "transport/sdma/sdma_plugin.hpp"
+
+extern "C" __attribute__((visibility("default"))) int mori_shmem_sdma_plugin_interface(void) {
+  return mori::sdma::kSdmaPluginInterface;
+}
+
+extern "C" __attribute__((visibility("default"))) int mori_shmem_sdma_plugin_open(int myPe, int hipDevice,
+                                                                                  mori::sdma::QueueEngine** out) {
+  (void)hipDevice;  // the model runs on the current GPU, which the runtime selected
+  if (!out) return static_cast<int>(mori::Status::InvalidUsage);
+  mori::test::dma::ModelOptions o;
+  if (const char* v = getenv("MORI_DMA_MODEL_RING_SLOTS")) {
+    char* end = nullptr;
+    const unsigned long slots = strtoul(v, &end, 10);
+    if (end == v || *end != '\0' || slots < 4 || slots > (1ul << 20) || (slots & (slots - 1)) != 0) {
+      fprintf(stderr, "DMA model (PE %d): MORI_DMA_MODEL_RING_SLOTS='%s' is not a power of two in 4..2^20\n", myPe, v);
+      return static_cast<int>(mori::Status::InvalidUsage);
+    }
+    o.maxRingSlots = static_cast<uint32_t>(slots);
+  }
+  *out = new mori::test::dma::DmaModelEngine(o);
+  return 0;
+}
