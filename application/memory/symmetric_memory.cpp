@@ -200,7 +200,8 @@ Status SymmetricMemory::attachSlot(uint32_t index, void* base, uint64_t size) {
     w.rkey = keys[pe].rkey;
     if (pe == me) {
       w.p2pBase = s.base;
-    } else if (ctx_.transport(pe) == Transport::P2P) {
+    } else if (ctx_.transport(pe) == Transport::P2P || ctx_.transport(pe) == Transport::Sdma) {
+      // SDMA peers too: their engines copy through this mapping, and small operations use it.
       void *mapped = nullptr, *mapping = nullptr;
       local = p2p::openRange(exports[pe], pe, &mapped, &mapping);
       if (ok(local)) {

@@ -91,9 +91,8 @@ extern "C" __device__ __noinline__ void mori_shmemi_signal(uint64_t* sig, uint64
   const Region& r = regionOf(s, sig, sizeof(uint64_t), pe);
   switch (transportTo(s, pe)) {
     case Transport::P2P: return p2pSignal(p2pAddress(s, r, pe, sig), value, static_cast<SignalOp>(op), ordered != 0);
-    case Transport::Sdma:  // ordered: after this PE's copies to pe, which only their completion orders
-      if (ordered) sdmaQuietPe(s, pe);
-      return p2pSignal(p2pAddress(s, r, pe, sig), value, static_cast<SignalOp>(op), ordered != 0);
+    case Transport::Sdma:
+      return sdmaSignal(s, p2pAddress(s, r, pe, sig), value, static_cast<SignalOp>(op), pe, ordered != 0);
     case Transport::Rdma: return rdmaSignal(s, r, sig, value, static_cast<SignalOp>(op), pe, qp);
     default: failTransport(s, pe, "signal_op");
   }

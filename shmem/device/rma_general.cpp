@@ -1,5 +1,5 @@
 // General paths of put and get (device library): the P2P window of registered regions and of PEs
-// past the inline window, RDMA and SDMA puts and gets, SDMA put-with-signal, and their errors.
+// past the inline window, RDMA and SDMA puts and gets, and their errors.
 #include "mori/shmem/impl/operations.hpp"
 #include "shmem/device/general_path.hpp"
 #include "shmem/device/rdma_ops.hpp"
@@ -34,17 +34,6 @@ MORI_DEVICE_INLINE void getEngine(void* dest, const void* src, size_t bytes, int
   }
 }
 
-template <class S>
-MORI_DEVICE_INLINE void putSignalSdma(void* dest, const void* src, size_t bytes, uint64_t* sig, uint64_t value, int op,
-                                      int pe, bool blocking) {
-  const GpuStates& s = libStates();
-  checkPe(s, pe);
-  const Region& dr = regionOf(s, dest, bytes, pe);
-  const Region& sr = regionOf(s, sig, sizeof(uint64_t), pe);
-  if (transportTo(s, pe) != Transport::Sdma) failTransport(s, pe, "put_signal");
-  sdmaPutSignal<S>(s, dr, dest, src, bytes, p2pAddress(s, sr, pe, sig), value, static_cast<SignalOp>(op), pe, blocking);
-}
-
 }  // namespace
 }  // namespace mori::shmem::impl
 
@@ -59,10 +48,6 @@ using namespace mori::shmem::impl;
   extern "C" __device__ __noinline__ void mori_shmemi_get_##SC(void* dest, const void* src, size_t bytes, int pe, \
                                                                int qp, int blocking) {                            \
     getEngine<S>(dest, src, bytes, pe, qp, blocking != 0);                                                        \
-  }                                                                                                               \
-  extern "C" __device__ __noinline__ void mori_shmemi_put_signal_sdma_##SC(                                       \
-      void* dest, const void* src, size_t bytes, uint64_t* sig, uint64_t value, int op, int pe, int blocking) {   \
-    putSignalSdma<S>(dest, src, bytes, sig, value, op, pe, blocking != 0);                                        \
   }
 MORI_SHMEMI_RMA_GENERAL(thread, ThreadScope)
 MORI_SHMEMI_RMA_GENERAL(warp, WarpScope)

@@ -1,13 +1,14 @@
 // SHMEM operations on an SDMA peer (device library only). The table gives SDMA to same-node peers
 // whose memory this PE maps; the engines copy through that mapping (mori/transport/sdma/sdma_ops.hpp
 // posts their packets). What goes where:
-//   put, put-with-signal   at least GpuStates::sdmaMinBytes: the peer's SDMA queues (put-with-signal:
-//                          the copy and its signal in one queue, so the engine applies the signal
-//                          after the data); smaller: P2P stores, as on a P2P peer
+//   put                    at least GpuStates::sdmaMinBytes: the peer's SDMA queues; smaller: P2P
+//                          stores, as on a P2P peer
 //   get                    at least sdmaMinBytes: the engine copies peer -> local and the scope
 //                          waits for it (blocking even in the nbi form); smaller: P2P loads
-//   p, g, atomics, signals P2P (one packet costs far more than one store); an ordered signal
-//                          first completes the peer's queues (fence semantics)
+//   signals                unordered (signal_op), or ordered with the peer's queues idle: a P2P
+//                          atomic; ordered behind copies still in the engines (put-with-signal, the
+//                          barrier): posted to an engine queue, applied after those copies
+//   p, g, atomics          P2P (one packet costs far more than one store)
 //   quiet / fence          every SDMA queue (all peers, or one), besides the RDMA endpoints
 // The size test for put and get is in mori_shmemi_p2p_window (rma_general.cpp): below the
 // threshold the inline caller copies through the window itself.
@@ -36,23 +37,14 @@ MORI_DEVICE_NOINLINE void sdmaGet(const GpuStates& s, const Region& sr, void* de
   sdma::get<S>(s.sdmaPeers[pe], dest, p2pAddress(s, sr, pe, src), bytes);
 }
 
-// Put-with-signal: below the threshold, P2P stores and the ordered P2P signal (as the inline
-// path does for a P2P peer).
-template <class S>
-MORI_DEVICE_NOINLINE void sdmaPutSignal(const GpuStates& s, const Region& dr, void* dest, const void* src, size_t bytes,
-                                        uint64_t* sigRemote, uint64_t value, SignalOp op, int pe, bool blocking) {
-  void* remote = p2pAddress(s, dr, pe, dest);
+// A signal to an SDMA peer, from one thread: unordered (signal_op), or ordered with nothing
+// outstanding on the peer's queues, a P2P atomic; ordered behind copies still in the engines,
+// the engine applies it after them (sdma::signalAfterCopies).
+inline MORI_DEVICE_NOINLINE void sdmaSignal(const GpuStates& s, uint64_t* remote, uint64_t value, SignalOp op, int pe,
+                                            bool ordered) {
   const sdma::SdmaPeerDevice& p = s.sdmaPeers[pe];
-  if (!sdmaTakes(s, bytes)) {
-    scopeCopy<S>(remote, src, bytes);
-    S::sync();
-    if (S::rank() == 0) p2pSignal(sigRemote, value, op, true);
-    S::sync();
-    return;
-  }
-  sdma::putSignal<S>(p, remote, src, bytes, sigRemote, value,
-                     op == SignalOp::Set ? sdma::AtomicOp::Swap64 : sdma::AtomicOp::Add64);
-  if (blocking) sdma::quiet<S>(p);
+  if (!ordered || sdma::idle(p)) return p2pSignal(remote, value, op, ordered);
+  sdma::signalAfterCopies(p, remote, value, op == SignalOp::Set ? sdma::AtomicOp::Swap64 : sdma::AtomicOp::Add64);
 }
 
 // Every SDMA queue of this PE, divided among the scope's threads (every thread calls).

@@ -3,8 +3,9 @@
 // include/mori/transport/sdma/sdma_ops.hpp at thread, warp and block scope, on random data and
 // sizes (1 B to 64 MiB, odd offsets): put then quiet (checked in the kernel after quiet),
 // put-with-signal ordered in the queue (a concurrent kernel waits for each signal, then checks
-// the data), signal alone, get, a ring-wrap stress (132 x 256 threads into 64-slot rings), and
-// the model's own rules: only what the doorbell announced is consumed, a bad packet is reported.
+// the data), an ordered signal after puts split over several queues (POLL_REGMEM), signal alone, get, a ring-wrap
+// stress (132 x 256 threads into 64-slot rings), and the model's own rules: only what the doorbell announced is
+// consumed, a bad packet is reported.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,18 @@ __global__ void putSignalKernel(SdmaPeerDevice peer, uint8_t* dst, const uint8_t
   const uint64_t u = G::unit();
   const Range r = rangeOf(seed, u, stride);
   sdma::putSignal<G>(peer, dst + r.off, src + r.off, r.len, sig + u, u + 1, AtomicOp::Swap64);
+}
+
+// A put (split across the peer's queues where large) and then, from rank 0, an ordered signal
+// that the engine applies only after the copies on every queue (POLL_REGMEM on the busy ones).
+template <class G>
+__global__ void putThenOrderedSignalKernel(SdmaPeerDevice peer, uint8_t* dst, const uint8_t* src, uint64_t seed,
+                                           uint64_t stride, uint64_t* sig) {
+  const uint64_t u = G::unit();
+  const Range r = rangeOf(seed, u, stride);
+  sdma::put<G>(peer, dst + r.off, src + r.off, r.len);
+  G::sync();
+  if (G::rank() == 0) sdma::signalAfterCopies(peer, sig + u, u + 1, AtomicOp::Swap64);
 }
 
 // Consumer (a concurrent kernel): block b waits for units b, b + gridDim.x, ... to signal, then
@@ -270,11 +283,11 @@ TEST(SdmaModel, GetAllScopes) {
   runGet<BlockG>("GetBlock", 4, 128, 5 << 20);
 }
 
-template <class G>
-void runPutSignal(const char* name, int blocks, int threads, uint64_t stride) {
+template <class G, bool kOrderedSignal = false>
+void runPutSignal(const char* name, int blocks, int threads, uint64_t stride, uint32_t perPeer = 2) {
   const uint64_t seed = seedOf(name);
   ModelQueues mq;
-  mq.create(2, 128);
+  mq.create(perPeer, 128);
   const uint64_t units = unitsOf<G>(blocks, threads);
   Buffers b;
   b.create(units * stride, seed);
@@ -285,7 +298,11 @@ void runPutSignal(const char* name, int blocks, int threads, uint64_t stride) {
   HIP_OK(hipStreamCreateWithFlags(&consumer, hipStreamNonBlocking));
   HIP_OK(hipStreamCreateWithFlags(&producer, hipStreamNonBlocking));
   waitThenCheck<<<8, 128, 0, consumer>>>(b.dst, b.src, seed, stride, sig, units, b.counters, b.counters + 1);
-  putSignalKernel<G><<<blocks, threads, 0, producer>>>(mq.peer, b.dst, b.src, seed, stride, sig);
+  if constexpr (kOrderedSignal) {
+    putThenOrderedSignalKernel<G><<<blocks, threads, 0, producer>>>(mq.peer, b.dst, b.src, seed, stride, sig);
+  } else {
+    putSignalKernel<G><<<blocks, threads, 0, producer>>>(mq.peer, b.dst, b.src, seed, stride, sig);
+  }
   HIP_OK(hipDeviceSynchronize());
   EXPECT_EQ(b.counter(1), 0ull) << name << ": signals never arrived";
   EXPECT_EQ(b.counter(0), 0ull) << name << ": data not there when its signal was";
@@ -300,6 +317,14 @@ TEST(SdmaModel, PutSignalOrderedInTheQueue) {
   runPutSignal<ThreadG>("PutSignalThread", 4, 128, 2048);
   runPutSignal<WarpG>("PutSignalWarp", 8, 128, 256 * 1024);
   runPutSignal<BlockG>("PutSignalBlock", 6, 256, 9 << 20);
+}
+
+// Block puts of up to 9 MiB split over 4 queues, warp puts over 2, thread puts on their wave's
+// queue, each followed by an ordered signal on one queue: the data is there when it arrives.
+TEST(SdmaModel, OrderedSignalWaitsForEveryQueue) {
+  runPutSignal<ThreadG, true>("OrderedSignalThread", 4, 128, 2048, 4);
+  runPutSignal<WarpG, true>("OrderedSignalWarp", 8, 128, 256 * 1024, 4);
+  runPutSignal<BlockG, true>("OrderedSignalBlock", 6, 256, 9 << 20, 4);
 }
 
 TEST(SdmaModel, SignalOpAloneAddsOnce) {

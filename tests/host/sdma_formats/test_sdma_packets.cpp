@@ -220,11 +220,16 @@ TEST(SdmaFormats, SlotsWalkAcrossTheWrap) {
     const bool fence = rng() % 2;
     const uint64_t fenceAddr = fence ? (rng() | 4) & ~uint64_t{3} : 0;
     const uint32_t fenceValue = static_cast<uint32_t>(slot + 1);
+    // Waits on other queues' completion words (an ordered signal), never with a copy.
+    PollDesc polls[kMaxSlotPolls];
+    const uint32_t nPolls = bytes == 0 ? static_cast<uint32_t>(rng() % (kMaxSlotPolls + 1)) : 0;
+    for (uint32_t i = 0; i < nPolls; ++i) polls[i] = PollDesc{rng() & ~uint64_t{3}, static_cast<uint32_t>(rng())};
     uint32_t* p = ring.data() + (slot % kSlots) * kSlotDwords;
-    const uint32_t used = encodeSlot(p, dst, src, bytes, withSig ? &sig : nullptr, fenceAddr, fenceValue);
+    const uint32_t used =
+        encodeSlot(p, dst, src, bytes, withSig ? &sig : nullptr, fenceAddr, fenceValue, polls, nPolls);
     ASSERT_LE(used, kSlotDwords);
     // Walk it.
-    uint32_t at = 0;
+    uint32_t at = 0, pollsSeen = 0;
     bool sawCopy = false, sawSig = false, sawFence = false;
     while (at < kSlotDwords) {
       const uint32_t* q = p + at;
@@ -232,6 +237,16 @@ TEST(SdmaFormats, SlotsWalkAcrossTheWrap) {
       ASSERT_NE(n, 0u) << "unknown packet at slot " << slot << " dword " << at;
       ASSERT_LE(at + n, kSlotDwords) << "packet crosses the slot end";
       switch (get(q, kOp)) {
+        case kPollRegmem:
+          ASSERT_FALSE(sawCopy || sawSig || sawFence) << "waits first";
+          ASSERT_LT(pollsSeen, nPolls);
+          EXPECT_EQ(get64(q, kPollAddrLo), polls[pollsSeen].addr);
+          EXPECT_EQ(q[kPollValue], polls[pollsSeen].value);
+          EXPECT_EQ(q[kPollMask], 0xFFFFFFFFu);
+          EXPECT_EQ(get(q, kPollFunc), static_cast<uint32_t>(PollFunc::GreaterEqual));
+          EXPECT_EQ(get(q, kPollMem), 1u);
+          ++pollsSeen;
+          break;
         case kCopy:
           ASSERT_FALSE(sawCopy || sawSig || sawFence) << "copy first";
           sawCopy = true;
@@ -257,6 +272,7 @@ TEST(SdmaFormats, SlotsWalkAcrossTheWrap) {
       }
       at += n;
     }
+    EXPECT_EQ(pollsSeen, nPolls);
     EXPECT_EQ(sawCopy, bytes != 0);
     EXPECT_EQ(sawSig, withSig);
     EXPECT_EQ(sawFence, fence);

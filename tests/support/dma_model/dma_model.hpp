@@ -4,11 +4,12 @@
 //
 // Per queue it allocates, in pinned host memory the GPU maps (as libhsakmt places them), the
 // read-pointer write-back, the write-pointer shadow and the doorbell. One host thread watches
-// every doorbell; when one moves past what was consumed, it launches the model kernel on its
-// own stream over exactly the announced bytes [consumed, doorbell) and waits for it: packets are
-// executed in order, the read pointer advances packet by packet, and nothing past the doorbell's
-// value is ever read (a write pointer the producers stored without ringing is ignored, as the
-// engine ignores it). A packet it cannot execute stops that queue and is reported by name.
+// every doorbell; when one moves past what was consumed and the queue is idle, it launches the
+// model kernel on the queue's own stream over exactly the announced bytes [consumed, doorbell):
+// queues run concurrently, as engines do; within a queue packets are executed in order, the
+// read pointer advances packet by packet, and nothing past the doorbell's value is ever read (a write pointer the
+// producers stored without ringing is ignored, as the engine ignores it). A packet it cannot execute stops that queue
+// and is reported by name.
 #pragma once
 
 #include <stdint.h>
@@ -52,6 +53,7 @@ class DmaModelEngine final : public sdma::QueueEngine {
  private:
   struct Queue;
   void run();
+  static void release(Queue& q);
 
   ModelOptions opts_;
   mutable std::mutex mu_;
@@ -60,7 +62,6 @@ class DmaModelEngine final : public sdma::QueueEngine {
   std::atomic<bool> stop_{false}, paused_{false};
   std::atomic<uint64_t> consumed_{0}, launches_{0};
   std::thread thread_;
-  void* stream_ = nullptr;
   int device_ = 0;
 };
 

@@ -43,14 +43,6 @@ __device__ void mori_shmemi_put_block(void* dest, const void* src, size_t bytes,
 __device__ void mori_shmemi_get_thread(void* dest, const void* src, size_t bytes, int pe, int qp, int blocking);
 __device__ void mori_shmemi_get_warp(void* dest, const void* src, size_t bytes, int pe, int qp, int blocking);
 __device__ void mori_shmemi_get_block(void* dest, const void* src, size_t bytes, int pe, int qp, int blocking);
-// Put-with-signal to an SDMA peer (thread, warp, block scope): the copy and its signal in one
-// engine queue (below GpuStates::sdmaMinBytes: P2P stores and the ordered signal). op: impl::SignalOp.
-__device__ void mori_shmemi_put_signal_sdma_thread(void* dest, const void* src, size_t bytes, uint64_t* sig,
-                                                   uint64_t value, int op, int pe, int blocking);
-__device__ void mori_shmemi_put_signal_sdma_warp(void* dest, const void* src, size_t bytes, uint64_t* sig,
-                                                 uint64_t value, int op, int pe, int blocking);
-__device__ void mori_shmemi_put_signal_sdma_block(void* dest, const void* src, size_t bytes, uint64_t* sig,
-                                                  uint64_t value, int op, int pe, int blocking);
 // General paths of the single-element operations; values travel as their low `bytes` bytes
 // (1, 2, 4 or 8; atomics 4 or 8). op: impl::Amo / impl::SignalOp.
 __device__ void mori_shmemi_p(void* dest, uint64_t value, uint32_t bytes, int pe, int qp);

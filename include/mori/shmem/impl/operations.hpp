@@ -150,23 +150,13 @@ MORI_DEVICE_INLINE void signalOp(const GpuStates& s, uint64_t* sig, uint64_t val
 template <class S>
 MORI_DEVICE_INLINE void putSignal(const GpuStates& s, void* dest, const void* src, size_t bytes, uint64_t* sig,
                                   uint64_t value, SignalOp op, int pe, int qp, bool blocking) {
-  // An SDMA peer: the copy and its signal go to one engine queue together (device library).
-  if (MORI_UNLIKELY(!heapP2pRange(s, dest, bytes, pe) && transportTo(s, pe) == Transport::Sdma)) {
-    const int o = static_cast<int>(op);
-    if constexpr (S::kSingleThread) {
-      return mori_shmemi_put_signal_sdma_thread(dest, src, bytes, sig, value, o, pe, blocking);
-    } else if constexpr (S::kOneWave) {
-      return mori_shmemi_put_signal_sdma_warp(dest, src, bytes, sig, value, o, pe, blocking);
-    } else {
-      return mori_shmemi_put_signal_sdma_block(dest, src, bytes, sig, value, o, pe, blocking);
-    }
-  }
   put<S>(s, dest, src, bytes, pe, qp, false);
   S::sync();  // every thread's part of the data is issued before the signal
   if (S::rank() == 0) signalOp(s, sig, value, op, pe, qp, true);
-  // Blocking over RDMA: every thread waits itself (its data, and rank 0 its signal too): a warp
-  // sync after one lane's wait is not relied on (see rdma::postFromThreads).
-  if (blocking && transportTo(s, pe) == Transport::Rdma) mori_shmemi_quiet_pe_rdma(pe, qp < 0 ? 0 : qp);
+  // Blocking over RDMA or SDMA (every transport but P2P): every thread waits itself (its data,
+  // and rank 0 its signal too): a warp sync after one lane's wait is not relied on (see
+  // rdma::postFromThreads).
+  if (blocking && transportTo(s, pe) != Transport::P2P) mori_shmemi_quiet_pe_rdma(pe, qp < 0 ? 0 : qp);
   S::sync();
 }
 

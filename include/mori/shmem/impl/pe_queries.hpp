@@ -23,12 +23,15 @@ static __host__ __device__ inline int mori_shmem_n_pes(void) {
 }
 
 // Load/store address of `pe`'s copy of the symmetric object `dest`, or NULL when `pe` is not
-// reached by P2P or dest is not symmetric.
+// mapped (RDMA peers) or dest is not symmetric. SDMA peers are mapped: their engines copy
+// through the same mapping.
 static __host__ __device__ inline void* mori_shmem_ptr(const void* dest, int pe) {
 #if MORI_DEVICE_COMPILE
   namespace impl = mori::shmem::impl;
   const mori::shmem::GpuStates& s = impl::states();
-  if (pe < 0 || pe >= s.nPes || impl::transportTo(s, pe) != mori::shmem::Transport::P2P) return nullptr;
+  if (pe < 0 || pe >= s.nPes) return nullptr;
+  const mori::shmem::Transport t = impl::transportTo(s, pe);
+  if (t != mori::shmem::Transport::P2P && t != mori::shmem::Transport::Sdma) return nullptr;
   const mori::shmem::Region* r = impl::localRegion(s, dest);
   return r ? impl::p2pAddress(s, *r, pe, const_cast<void*>(dest)) : nullptr;
 #else

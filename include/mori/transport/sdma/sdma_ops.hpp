@@ -15,6 +15,11 @@
 //              signal only after the data (ordered in the queue); never split.
 //   signalOp   the ATOMIC alone, in queue 0 (ordered after earlier putSignal/signalOp there,
 //              not after puts on other queues: fence() first, as OpenSHMEM requires).
+//   signalAfterCopies  one thread: the ATOMIC on its wave's queue, applied by the engine after
+//              every copy announced on any of the peer's queues before the call (the other busy
+//              queues are waited for by POLL_REGMEM on their completion words: the peer's queues
+//              run on distinct engines, engine_choice). For ordered signals behind puts that may
+//              have gone to several queues; idle() says when none is needed.
 //   get        the copy peer -> local, then waits for its completion (blocking).
 //   quiet      every queue of the peer: all that was announced before is complete; fence is
 //              quiet (the peer's queues run concurrently, so only completion orders them).
@@ -88,6 +93,44 @@ MORI_DEVICE_INLINE void putSignal(const SdmaPeerDevice& p, void* dst, const void
 template <class G>
 MORI_DEVICE_INLINE void signalOp(const SdmaPeerDevice& p, uint64_t* signalAddr, uint64_t value, AtomicOp op) {
   putSignal<G>(p, nullptr, nullptr, 0, signalAddr, value, op);
+}
+
+// Whether every copy announced on p's queues before the call is complete.
+MORI_DEVICE_INLINE bool idle(const SdmaPeerDevice& p) {
+  for (uint32_t i = 0; i < p.count; ++i) {
+    const SdmaQueueDevice& q = p.queues[i];
+    const uint32_t posted = static_cast<uint32_t>(gpu::atomicLoad<Order::Acquire, Scope::Agent>(&q.state->posted));
+    if (static_cast<int32_t>(gpu::atomicLoad<Order::Acquire, Scope::System>(q.completion) - posted) < 0) return false;
+  }
+  return true;
+}
+
+// The largest queue count an ordered signal can wait on (MORI_SHMEM_SDMA_QUEUES' limit).
+constexpr uint32_t kMaxQueuesPerPeer = 16;
+
+// Completion words compare as 32-bit unsigned in POLL_REGMEM (GreaterEqual): a queue that has
+// announced 2^32 slots wraps, and a poll across that point would pass early.
+MORI_DEVICE_INLINE void signalAfterCopies(const SdmaPeerDevice& p, uint64_t* signalAddr, uint64_t value, AtomicOp op) {
+  if (p.count == 0) noQueues("ordered signal");
+  if (p.count > kMaxQueuesPerPeer) {
+    printf("mori-shmem PE %d: an ordered SDMA signal to PE %d waits on at most %u queues, not %u\n", p.queues[0].myPe,
+           p.queues[0].peer, kMaxQueuesPerPeer, p.count);
+    gpu::trap();
+  }
+  const uint32_t mine = waveQueue(p);
+  const SignalDesc sig{reinterpret_cast<uint64_t>(signalAddr), value, op};
+  eachLaneInTurn([&] {
+    PollDesc polls[kMaxQueuesPerPeer];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p.count; ++i) {
+      if (i == mine) continue;  // in-queue order covers this queue
+      const SdmaQueueDevice& q = p.queues[i];
+      const uint32_t posted = static_cast<uint32_t>(gpu::atomicLoad<Order::Acquire, Scope::Agent>(&q.state->posted));
+      if (static_cast<int32_t>(gpu::atomicLoad<Order::Relaxed, Scope::System>(q.completion) - posted) < 0)
+        polls[n++] = PollDesc{reinterpret_cast<uint64_t>(q.completion), posted};
+    }
+    postWaitingSignal(p.queues[mine], polls, n, sig);
+  });
 }
 
 template <class G>

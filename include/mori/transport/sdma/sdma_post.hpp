@@ -80,12 +80,13 @@ struct SdmaProvider {
   // the engine's view backwards.
   static constexpr bool kIndexedDoorbells = true;
 
-  // write: one slot: [COPY_LINEAR if bytes] [ATOMIC if sig] [FENCE completion = fenceValue if
-  // fence] and one-dword NOPs to the slot's end.
+  // write: one slot: [POLL_REGMEM per poll] [COPY_LINEAR if bytes] [ATOMIC if sig] [FENCE
+  // completion = fenceValue if fence] and one-dword NOPs to the slot's end (encodeSlot).
   MORI_DEVICE_INLINE static void encode(const SdmaQueueDevice& q, uint64_t idx, uint64_t dst, uint64_t src,
-                                        uint64_t bytes, const SignalDesc* sig, bool fence, uint32_t fenceValue) {
+                                        uint64_t bytes, const SignalDesc* sig, bool fence, uint32_t fenceValue,
+                                        const PollDesc* polls = nullptr, uint32_t nPolls = 0) {
     encodeSlot(slotAddress(q, idx), dst, src, bytes, sig, fence ? reinterpret_cast<uint64_t>(q.completion) : 0,
-               fenceValue);
+               fenceValue, polls, nPolls);
   }
 
   // ring: slots [0, end) announced: the write pointer in bytes, to the shadow the engine (or KFD
@@ -163,6 +164,33 @@ MORI_DEVICE_INLINE uint64_t postCopy(const SdmaQueueDevice& q, uint64_t dst, uin
     submitAndRing(q, base, end);
     done += k;
   }
+  return end;
+}
+
+// One thread posts `sig`, applied by the engine only once every poll in polls[0..nPolls) is met
+// (kMaxSlotPolls per slot; the signal and the completion fence in the last slot). Returns the
+// completion value that covers it.
+MORI_DEVICE_INLINE uint64_t postWaitingSignal(const SdmaQueueDevice& q, const PollDesc* polls, uint32_t nPolls,
+                                              const SignalDesc& sig) {
+  const uint32_t k = nPolls == 0 ? 1 : (nPolls + kMaxSlotPolls - 1) / kMaxSlotPolls;
+  if (k > q.slots / 2) {
+    printf(
+        "mori-shmem PE %d: SDMA queue %u to PE %d: a signal waiting on %u queues needs %u slots, over half the ring "
+        "(%u slots)\n",
+        q.myPe, q.queueIndex, q.peer, nPolls, k, q.slots);
+    gpu::trap();
+  }
+  const uint64_t base = reserveSlots(q, k);
+  waitForRoom(q, base, k);
+  const uint64_t end = base + k;
+  for (uint32_t i = 0; i < k; ++i) {
+    const uint32_t first = i * kMaxSlotPolls;
+    const uint32_t n = nPolls - first < kMaxSlotPolls ? nPolls - first : kMaxSlotPolls;
+    const bool last = i == k - 1;
+    SdmaProvider::encode(q, base + i, 0, 0, 0, last ? &sig : nullptr, last, static_cast<uint32_t>(end), polls + first,
+                         nPolls > first ? n : 0);
+  }
+  submitAndRing(q, base, end);
   return end;
 }
 

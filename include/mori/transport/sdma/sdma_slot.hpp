@@ -19,15 +19,30 @@ struct SignalDesc {
   AtomicOp op;
 };
 
-// Largest packet sequence one slot holds.
-static_assert(kCopyLinearDwords + kAtomicDwords + kFenceDwords <= kSlotDwords, "an entry must fit one slot");
+// A wait an entry may start with: the engine polls the 32-bit word at `addr` (another queue's
+// completion word) until it is at least `value` (POLL_REGMEM, GreaterEqual, no retry limit).
+struct PollDesc {
+  uint64_t addr;
+  uint32_t value;
+};
 
-// Writes the kSlotDwords dwords of a slot at p: [COPY_LINEAR if bytes (1..kMaxCopyBytes)]
-// [ATOMIC if sig] [FENCE of fenceValue to fenceAddr if fenceAddr] then NOPs. Returns the dwords
-// of packets before the padding.
+// Largest packet sequences one slot holds: a copy with its signal and fence, or up to kMaxSlotPolls
+// waits with a signal and fence (no copy).
+constexpr uint32_t kMaxSlotPolls = 3;
+static_assert(kCopyLinearDwords + kAtomicDwords + kFenceDwords <= kSlotDwords, "an entry must fit one slot");
+static_assert(kMaxSlotPolls * kPollRegmemDwords + kAtomicDwords + kFenceDwords <= kSlotDwords,
+              "a waiting signal must fit one slot");
+
+// Writes the kSlotDwords dwords of a slot at p: [POLL_REGMEM per polls[0..nPolls)] [COPY_LINEAR
+// if bytes (1..kMaxCopyBytes)] [ATOMIC if sig] [FENCE of fenceValue to fenceAddr if fenceAddr]
+// then NOPs. Polls and a copy never share a slot (nPolls <= kMaxSlotPolls, bytes 0 with polls).
+// Returns the dwords of packets before the padding.
 MORI_HOST_DEVICE_INLINE uint32_t encodeSlot(uint32_t* p, uint64_t dst, uint64_t src, uint64_t bytes,
-                                            const SignalDesc* sig, uint64_t fenceAddr, uint32_t fenceValue) {
+                                            const SignalDesc* sig, uint64_t fenceAddr, uint32_t fenceValue,
+                                            const PollDesc* polls = nullptr, uint32_t nPolls = 0) {
   uint32_t n = 0;
+  for (uint32_t i = 0; i < nPolls; ++i)
+    n += encodePollMemory(p + n, polls[i].addr, polls[i].value, 0xFFFFFFFFu, PollFunc::GreaterEqual);
   if (bytes != 0) n += encodeCopyLinear(p + n, dst, src, bytes);
   if (sig != nullptr) n += encodeAtomic(p + n, sig->op, sig->addr, sig->value);
   if (fenceAddr != 0) n += encodeFence(p + n, fenceAddr, fenceValue);
