@@ -156,9 +156,9 @@ Status Runtime::start(unsigned flags, const mori_shmem_init_attr_t* attr) {
   MORI_TRY(memory::SymmetricMemory::create(*ctx_, cfg_.heapSize, &mem_));
   const double tMem = msSince(t0);
   MORI_HIP_TRY(hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking), log::kInit);
+  MORI_TRY(createTeams(*this));  // GpuStates carries the team table
   MORI_TRY(buildGpuStates());
   MORI_TRY(bindAllModules(states_));
-  MORI_TRY(createTeams(*this));
   // Nobody may reach into a peer before that peer's state is bound.
   MORI_TRY(boot_->barrier());
   monitor_ = std::make_unique<bootstrap::PeerMonitor>(*boot_, [this](int pe) { onPeerFailure(pe); });
@@ -217,6 +217,7 @@ Status Runtime::buildGpuStates() {
   MORI_HIP_TRY(hipMalloc(&barrierEpochDev_, sizeof(uint64_t)), log::kInit);
   MORI_HIP_TRY(hipMemset(barrierEpochDev_, 0, sizeof(uint64_t)), log::kInit);
   s.barrierEpoch = barrierEpochDev_;
+  s.teams = teamTable();
 
   DeviceErrorRecord* dev = nullptr;
   DeviceErrorRecord* host = deviceErrorRecord(&dev);

@@ -4,6 +4,7 @@
 
 #include "shmem/runtime.hpp"
 #include "shmem/team_registry.hpp"
+#include "shmem/team_spread.hpp"
 
 using mori::Status;
 using mori::shmem::team::CollectiveArgs;
@@ -62,6 +63,32 @@ size_t dtypeBytes(int dtype) {
   return 0;
 }
 bool floating(int dtype) { return dtype >= MORI_SHMEM_DTYPE_FLOAT; }
+
+// Whether every member's copy of `source` is reachable by load/store (P2P). Only then is a
+// collective spread over many blocks: the blocks then never wait on anything, whereas RDMA gets
+// would wait on completions (and, with PEs sharing a GPU, on the NIC model's kernels for room).
+bool allP2p(Registry* r, mori_shmem_team_t team, const void* source) {
+  for (int pe : r->worldPes(team))
+    if (!r->runtime().mem().peerPointer(source, pe)) return false;
+  return true;
+}
+
+// Blocks of the host collective (team_spread.hpp): what lands in this PE decides. Reductions
+// spread only on their direct-load path (collectives.hpp, reduceWith: every member P2P, dest
+// apart from source), which the device then takes too.
+int collectiveBlocks(Registry* r, mori_shmem_team_t team, int kind, const void* dest, const void* source, size_t bytes,
+                     size_t all) {
+  using mori::shmem::team::spreadBlocks;
+  const uintptr_t d = reinterpret_cast<uintptr_t>(dest), s = reinterpret_cast<uintptr_t>(source);
+  const bool overlap = bytes && d < s + bytes && s < d + bytes;
+  switch (kind) {
+    case MORI_SHMEM_COLL_BROADCAST: return spreadBlocks(bytes, allP2p(r, team, source), r->maxBlocks());
+    case MORI_SHMEM_COLL_FCOLLECT:
+    case MORI_SHMEM_COLL_ALLTOALL: return spreadBlocks(all, allP2p(r, team, source), r->maxBlocks());
+    case MORI_SHMEM_COLL_REDUCE: return spreadBlocks(all, !overlap && allP2p(r, team, source), r->maxBlocks());
+  }
+  return 1;
+}
 
 }  // namespace
 
@@ -214,5 +241,6 @@ MORI_API int mori_shmemi_collective(int kind, mori_shmem_team_t team, void* dest
   a.root = root;
   a.dtype = dtype;
   a.op = op;
+  a.blocks = collectiveBlocks(r, team, kind, dest, source, bytes, all);
   return code(r->run(call, a, reinterpret_cast<hipStream_t>(stream), blocking != 0));
 }

@@ -1,5 +1,8 @@
-// The host API's team collectives as kernels: one block of kThreads runs the block-scope device
-// collective (mori/shmem/team/collectives.hpp). This module is bound at init like a user's.
+// The host API's team collectives as kernels on a stream. Small calls: one block of kThreads runs
+// the block-scope device collective (mori/shmem/team/collectives.hpp), syncs included. Large
+// broadcast / fcollect / alltoall and direct reductions: the entry sync, the data movement split
+// over CollectiveArgs::blocks blocks, the exit sync, as three kernels (shmem/team_spread.hpp).
+// This module is bound at init like a user's.
 // The collectives call mori_shmem_ptr and the team queries in device code, which exist only for
 // translation units that see the device API whole: this GPU module is such a unit (the library's
 // host sources are built with MORI_SHMEM_HOST_ONLY).
@@ -7,6 +10,7 @@
 #include "shmem/team_kernels.hpp"
 
 #include "mori/shmem_device.h"
+#include "shmem/team_spread.hpp"
 
 namespace mori::shmem::team {
 namespace {
@@ -26,6 +30,18 @@ __global__ __launch_bounds__(kThreads) void collectiveKernel(CollectiveArgs a) {
   }
 }
 
+// The spread form's middle kernel: block b moves its slice of every piece; no syncs.
+__global__ __launch_bounds__(kSpreadThreads) void moveKernel(CollectiveArgs a) {
+  size_t lo, hi;
+  spreadSlice(a.bytes, static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x), &lo, &hi);
+  switch (a.kind) {
+    case MORI_SHMEM_COLL_BROADCAST: broadcastMove<Block>(a.team, a.dest, a.source, lo, hi, a.root); break;
+    case MORI_SHMEM_COLL_FCOLLECT: fcollectMove<Block>(a.team, a.dest, a.source, a.bytes, lo, hi); break;
+    case MORI_SHMEM_COLL_ALLTOALL: alltoallMove<Block>(a.team, a.dest, a.source, a.bytes, lo, hi); break;
+    default: break;
+  }
+}
+
 // One kernel per element type; the operation is chosen per call (AnyOp).
 template <typename T>
 __global__ __launch_bounds__(kThreads) void reduceKernel(CollectiveArgs a) {
@@ -33,19 +49,31 @@ __global__ __launch_bounds__(kThreads) void reduceKernel(CollectiveArgs a) {
                     AnyOp{static_cast<Op>(a.op)});
 }
 
+// The spread form's middle kernel of a direct reduction: the grid strides over the elements.
 template <typename T>
-hipError_t launchReduce(const CollectiveArgs& a, hipStream_t stream) {
-  reduceKernel<T><<<1, kThreads, 0, stream>>>(a);
+__global__ __launch_bounds__(kSpreadThreads) void reduceDirectKernel(CollectiveArgs a) {
+  reduceDirect(a.team, static_cast<T*>(a.dest), static_cast<const T*>(a.source), a.nelems, AnyOp{static_cast<Op>(a.op)},
+               blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x, gridDim.x * static_cast<size_t>(blockDim.x));
+}
+
+hipError_t launchSync(const CollectiveArgs& a, hipStream_t stream) {
+  CollectiveArgs s{};
+  s.team = a.team;
+  s.kind = kKindSync;
+  collectiveKernel<<<1, kThreads, 0, stream>>>(s);
   return hipGetLastError();
 }
 
-}  // namespace
+template <typename T>
+hipError_t launchReduce(const CollectiveArgs& a, hipStream_t stream) {
+  if (a.blocks > 1)
+    reduceDirectKernel<T><<<a.blocks, kSpreadThreads, 0, stream>>>(a);
+  else
+    reduceKernel<T><<<1, kThreads, 0, stream>>>(a);
+  return hipGetLastError();
+}
 
-hipError_t launchCollective(const CollectiveArgs& a, hipStream_t stream) {
-  if (a.kind != MORI_SHMEM_COLL_REDUCE) {
-    collectiveKernel<<<1, kThreads, 0, stream>>>(a);
-    return hipGetLastError();
-  }
+hipError_t launchReduceTyped(const CollectiveArgs& a, hipStream_t stream) {
   switch (a.dtype) {
     case MORI_SHMEM_DTYPE_INT8: return launchReduce<int8_t>(a, stream);
     case MORI_SHMEM_DTYPE_INT16: return launchReduce<int16_t>(a, stream);
@@ -61,6 +89,29 @@ hipError_t launchCollective(const CollectiveArgs& a, hipStream_t stream) {
     case MORI_SHMEM_DTYPE_BFLOAT16: return launchReduce<gpu::bfloat16>(a, stream);
     default: return hipErrorInvalidValue;
   }
+}
+
+}  // namespace
+
+hipError_t launchCollective(const CollectiveArgs& a, hipStream_t stream) {
+  if (a.blocks <= 1) {
+    if (a.kind == MORI_SHMEM_COLL_REDUCE) return launchReduceTyped(a, stream);
+    collectiveKernel<<<1, kThreads, 0, stream>>>(a);
+    return hipGetLastError();
+  }
+  // Spread form. Entry sync: every member's source is ready (each member's earlier stream work
+  // is done when its sync kernel runs). Exit sync: no member returns to overwriting its source
+  // while another still reads it (the moves of this PE ended with the kernel before).
+  hipError_t e = launchSync(a, stream);
+  if (e != hipSuccess) return e;
+  if (a.kind == MORI_SHMEM_COLL_REDUCE) {
+    e = launchReduceTyped(a, stream);
+  } else {
+    moveKernel<<<a.blocks, kSpreadThreads, 0, stream>>>(a);
+    e = hipGetLastError();
+  }
+  if (e != hipSuccess) return e;
+  return launchSync(a, stream);
 }
 
 }  // namespace mori::shmem::team

@@ -1,5 +1,6 @@
 // Kernels the team layer runs on a stream (shmem/team_kernels.cpp, compiled as GPU code): the
-// host API's collectives, one block each, and the exchange behind team creation.
+// host API's collectives (one block, or spread over many for large data) and the exchange behind
+// team creation.
 #pragma once
 
 #include <stddef.h>
@@ -19,6 +20,7 @@ struct CollectiveArgs {
   int root;
   int dtype;
   int op;
+  int blocks;  // 1: one kernel, one block; more: the spread form (shmem/team_spread.hpp)
 };
 constexpr int kKindSync = 0;
 constexpr int kKindBarrier = -1;

@@ -4,39 +4,15 @@
 
 #include <algorithm>
 #include <memory>
-#include <mutex>
 
-#include "mori/shmem/team/team_binding.hpp"
 #include "shmem/runtime.hpp"
 #include "src/common/gpu_check.hpp"
-
-#define MORI_API extern "C" __attribute__((visibility("default")))
 
 namespace mori::shmem {
 namespace {
 
 static_assert(team::kMaxTeams == MORI_SHMEM_MAX_TEAMS, "the C API states the device table's size");
 static_assert(team::kMaxTeams <= 32, "free slots travel as a 32-bit mask (SplitRecord::freeSlots)");
-
-// The GPU modules that include the team API, each with its binder (team_binding.hpp).
-struct Binders {
-  std::mutex mutex;
-  std::vector<mori_shmemi_team_binder_t> modules;
-  const void* table = nullptr;
-};
-Binders& binders() {
-  static Binders* b = new Binders;  // never destroyed: modules unregister during exit
-  return *b;
-}
-void bindAll(const void* table) {
-  Binders& b = binders();
-  std::lock_guard<std::mutex> lock(b.mutex);
-  b.table = table;
-  for (size_t i = 0; i < b.modules.size(); ++i)
-    if (b.modules[i](table) != 0 && table)
-      MORI_LOG_WARN(log::kInit,
-                    "could not bind the team table into GPU module #%zu: its team calls will stop with 'not bound'", i);
-}
 
 team::Registry*& current() {
   static team::Registry* r = nullptr;
@@ -49,12 +25,12 @@ Status createTeams(Runtime& r) {
   std::unique_ptr<team::Registry> reg(new team::Registry(r));
   MORI_TRY(reg->init());
   current() = reg.release();
-  bindAll(current()->tableDev_);
   return Status::Success;
 }
 
+const team::TeamDevice* teamTable() { return current() ? current()->deviceTable() : nullptr; }
+
 void destroyTeams() {
-  bindAll(nullptr);
   delete current();
   current() = nullptr;
 }
@@ -97,6 +73,9 @@ Status Registry::init() {
   MORI_HIP_TRY(hipMalloc(&tableDev_, kMaxTeams * sizeof(TeamDevice)), log::kInit);
   MORI_HIP_TRY(hipMemset(tableDev_, 0, kMaxTeams * sizeof(TeamDevice)), log::kInit);
   MORI_HIP_TRY(hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking), log::kInit);
+  int device = 0;
+  MORI_HIP_TRY(hipGetDevice(&device), log::kInit);
+  MORI_HIP_TRY(hipDeviceGetAttribute(&maxBlocks_, hipDeviceAttributeMultiprocessorCount, device), log::kInit);
 
   const mori_shmem_team_config_t defaults = MORI_SHMEM_TEAM_CONFIG_INITIALIZER;
   std::vector<int> world(static_cast<size_t>(n));
@@ -307,16 +286,3 @@ Status Registry::destroy(mori_shmem_team_t team) {
 
 }  // namespace team
 }  // namespace mori::shmem
-
-MORI_API void mori_shmemi_register_team_module(mori_shmemi_team_binder_t bind) {
-  mori::shmem::Binders& b = mori::shmem::binders();
-  std::lock_guard<std::mutex> lock(b.mutex);
-  b.modules.push_back(bind);
-  if (b.table) (void)bind(b.table);
-}
-
-MORI_API void mori_shmemi_unregister_team_module(mori_shmemi_team_binder_t bind) {
-  mori::shmem::Binders& b = mori::shmem::binders();
-  std::lock_guard<std::mutex> lock(b.mutex);
-  b.modules.erase(std::remove(b.modules.begin(), b.modules.end(), bind), b.modules.end());
-}

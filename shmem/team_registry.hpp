@@ -1,5 +1,5 @@
 // This PE's teams between init and finalize: the table of TeamDevice entries (host mirror and the
-// device copy every GPU module is bound to), the sync-slot pool in the symmetric heap, creation
+// device copy GpuStates::teams points to), the sync-slot pool in the symmetric heap, creation
 // (the exchange over the parent team, checks, slot choice), destruction, and running collectives
 // on a stream. Created by the runtime at init (predefined teams), destroyed at finalize.
 #pragma once
@@ -16,10 +16,12 @@ namespace mori::shmem {
 
 class Runtime;
 
-// Collective, at init (after the symmetric heap exists): the slot pool, WORLD, NODE, SHARED, and
-// the binding of every module's team table.
+// Collective, at init (after the symmetric heap exists, before GpuStates is built): the slot pool,
+// WORLD, NODE, SHARED and the device team table.
 Status createTeams(Runtime& r);
-// At finalize (before the heap is released): unbinds the modules and frees the team table.
+// The device team table (GpuStates::teams), or null before createTeams / after destroyTeams.
+const team::TeamDevice* teamTable();
+// At finalize (before the heap is released and the modules are unbound): frees the team table.
 void destroyTeams();
 
 namespace team {
@@ -46,6 +48,9 @@ class Registry {
   Status run(const char* call, const CollectiveArgs& args, hipStream_t stream, bool blocking);
 
   Runtime& runtime() { return rt_; }
+  const TeamDevice* deviceTable() const { return tableDev_; }
+  // Most blocks a spread host collective runs on: the GPU's multiprocessors.
+  int maxBlocks() const { return maxBlocks_; }
   ~Registry();
 
  private:
@@ -73,6 +78,7 @@ class Registry {
   size_t slotBytes_ = 0;
   TeamDevice* tableDev_ = nullptr;
   hipStream_t stream_ = nullptr;
+  int maxBlocks_ = 1;
   Entry entries_[kMaxTeams];
 };
 

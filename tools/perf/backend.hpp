@@ -7,6 +7,9 @@
 //         barrierAll, finalize, deviceError, name, version, heap-size variable.
 // Device: putNbi / getNbi / get in thread, warp and block scope, p (uint64), atomics (uint64),
 //         putSignalNbi and signalSet (SET), signalWaitGe, fence, quiet.
+// Collectives on the world team: barrier, teamSync, int64 broadcast / fcollect / alltoall and
+//         sum reductions (int32, int64, float, bfloat16) in thread, warp and block scope, and
+//         their host _on_stream forms.
 #pragma once
 
 #include <mpi.h>
@@ -17,7 +20,10 @@
 
 #include <string>
 
+#include <type_traits>
+
 #include "mori/platform/gpu_runtime.hpp"
+#include "mori/platform/half.hpp"
 #include "tools/perf/perf_types.hpp"
 
 #if MORI_PERF_BACKEND_NVSHMEM
@@ -231,6 +237,136 @@ MORI_PERF_DEVICE uint64_t signalWaitGe(uint64_t* sig, uint64_t value) {
 MORI_PERF_DEVICE void fence() { mori_shmem_fence(); }
 MORI_PERF_DEVICE void quiet() { mori_shmem_quiet(); }
 #define MORI_PERF_AMO(op) mori_shmem_uint64_atomic_##op
+
+#endif
+
+// ---- collectives on the world team ---------------------------------------------------------------
+// The element types of the collective tests: 64-bit elements for broadcast / fcollect / alltoall,
+// and the reduction types of -d.
+using Bf16 = gpu::bfloat16;
+
+#if MORI_PERF_BACKEND_NVSHMEM
+
+using Team = nvshmem_team_t;
+inline Team worldTeam() { return NVSHMEM_TEAM_WORLD; }
+
+// SC: "" thread scope, "x" the other scopes' prefix; SUF: "", _warp, _block.
+#define MORI_PERF_NV_SCOPED(S, NAME, ...)                                  \
+  do {                                                                     \
+    if constexpr (S == Scope::Thread) nvshmem_##NAME(__VA_ARGS__);         \
+    if constexpr (S == Scope::Warp) nvshmemx_##NAME##_warp(__VA_ARGS__);   \
+    if constexpr (S == Scope::Block) nvshmemx_##NAME##_block(__VA_ARGS__); \
+  } while (0)
+
+template <Scope S>
+MORI_PERF_DEVICE void barrier(Team t) {
+  MORI_PERF_NV_SCOPED(S, barrier, t);
+}
+template <Scope S>
+MORI_PERF_DEVICE void teamSync(Team t) {
+  MORI_PERF_NV_SCOPED(S, team_sync, t);
+}
+template <Scope S>
+MORI_PERF_DEVICE void broadcast64(Team t, int64_t* d, const int64_t* s, size_t n, int root) {
+  MORI_PERF_NV_SCOPED(S, int64_broadcast, t, d, s, n, root);
+}
+template <Scope S>
+MORI_PERF_DEVICE void fcollect64(Team t, int64_t* d, const int64_t* s, size_t n) {
+  MORI_PERF_NV_SCOPED(S, int64_fcollect, t, d, s, n);
+}
+template <Scope S>
+MORI_PERF_DEVICE void alltoall64(Team t, int64_t* d, const int64_t* s, size_t n) {
+  MORI_PERF_NV_SCOPED(S, int64_alltoall, t, d, s, n);
+}
+template <Scope S, typename T>
+MORI_PERF_DEVICE void sumReduce(Team t, T* d, const T* s, size_t n) {
+  if constexpr (std::is_same_v<T, int32_t>) MORI_PERF_NV_SCOPED(S, int32_sum_reduce, t, d, s, n);
+  if constexpr (std::is_same_v<T, int64_t>) MORI_PERF_NV_SCOPED(S, int64_sum_reduce, t, d, s, n);
+  if constexpr (std::is_same_v<T, float>) MORI_PERF_NV_SCOPED(S, float_sum_reduce, t, d, s, n);
+  if constexpr (std::is_same_v<T, Bf16>) MORI_PERF_NV_SCOPED(S, bfloat16_sum_reduce, t, d, s, n);
+}
+#undef MORI_PERF_NV_SCOPED
+
+inline int barrierOnStream(Team t, hipStream_t st) { return nvshmemx_barrier_on_stream(t, st); }
+inline int teamSyncOnStream(Team t, hipStream_t st) { return nvshmemx_team_sync_on_stream(t, st); }
+inline int broadcast64OnStream(Team t, int64_t* d, const int64_t* s, size_t n, int root, hipStream_t st) {
+  return nvshmemx_int64_broadcast_on_stream(t, d, s, n, root, st);
+}
+inline int fcollect64OnStream(Team t, int64_t* d, const int64_t* s, size_t n, hipStream_t st) {
+  return nvshmemx_int64_fcollect_on_stream(t, d, s, n, st);
+}
+inline int alltoall64OnStream(Team t, int64_t* d, const int64_t* s, size_t n, hipStream_t st) {
+  return nvshmemx_int64_alltoall_on_stream(t, d, s, n, st);
+}
+template <typename T>
+inline int sumReduceOnStream(Team t, T* d, const T* s, size_t n, hipStream_t st) {
+  if constexpr (std::is_same_v<T, int32_t>) return nvshmemx_int32_sum_reduce_on_stream(t, d, s, n, st);
+  if constexpr (std::is_same_v<T, int64_t>) return nvshmemx_int64_sum_reduce_on_stream(t, d, s, n, st);
+  if constexpr (std::is_same_v<T, float>) return nvshmemx_float_sum_reduce_on_stream(t, d, s, n, st);
+  if constexpr (std::is_same_v<T, Bf16>) return nvshmemx_bfloat16_sum_reduce_on_stream(t, d, s, n, st);
+  return -1;
+}
+
+#else  // mori-shmem
+
+using Team = mori_shmem_team_t;
+inline Team worldTeam() { return MORI_SHMEM_TEAM_WORLD; }
+
+#define MORI_PERF_MORI_SCOPED(S, NAME, ...)                                    \
+  do {                                                                         \
+    if constexpr (S == Scope::Thread) mori_shmem_##NAME##_thread(__VA_ARGS__); \
+    if constexpr (S == Scope::Warp) mori_shmem_##NAME##_warp(__VA_ARGS__);     \
+    if constexpr (S == Scope::Block) mori_shmem_##NAME##_block(__VA_ARGS__);   \
+  } while (0)
+
+template <Scope S>
+MORI_PERF_DEVICE void barrier(Team t) {
+  MORI_PERF_MORI_SCOPED(S, barrier, t);
+}
+template <Scope S>
+MORI_PERF_DEVICE void teamSync(Team t) {
+  MORI_PERF_MORI_SCOPED(S, team_sync, t);
+}
+template <Scope S>
+MORI_PERF_DEVICE void broadcast64(Team t, int64_t* d, const int64_t* s, size_t n, int root) {
+  MORI_PERF_MORI_SCOPED(S, int64_broadcast, t, d, s, n, root);
+}
+template <Scope S>
+MORI_PERF_DEVICE void fcollect64(Team t, int64_t* d, const int64_t* s, size_t n) {
+  MORI_PERF_MORI_SCOPED(S, int64_fcollect, t, d, s, n);
+}
+template <Scope S>
+MORI_PERF_DEVICE void alltoall64(Team t, int64_t* d, const int64_t* s, size_t n) {
+  MORI_PERF_MORI_SCOPED(S, int64_alltoall, t, d, s, n);
+}
+template <Scope S, typename T>
+MORI_PERF_DEVICE void sumReduce(Team t, T* d, const T* s, size_t n) {
+  if constexpr (std::is_same_v<T, int32_t>) MORI_PERF_MORI_SCOPED(S, int32_sum_reduce, t, d, s, n);
+  if constexpr (std::is_same_v<T, int64_t>) MORI_PERF_MORI_SCOPED(S, int64_sum_reduce, t, d, s, n);
+  if constexpr (std::is_same_v<T, float>) MORI_PERF_MORI_SCOPED(S, float_sum_reduce, t, d, s, n);
+  if constexpr (std::is_same_v<T, Bf16>) MORI_PERF_MORI_SCOPED(S, bfloat16_sum_reduce, t, d, s, n);
+}
+#undef MORI_PERF_MORI_SCOPED
+
+inline int barrierOnStream(Team t, hipStream_t st) { return mori_shmem_barrier_on_stream(t, st); }
+inline int teamSyncOnStream(Team t, hipStream_t st) { return mori_shmem_team_sync_on_stream(t, st); }
+inline int broadcast64OnStream(Team t, int64_t* d, const int64_t* s, size_t n, int root, hipStream_t st) {
+  return mori_shmem_int64_broadcast_on_stream(t, d, s, n, root, st);
+}
+inline int fcollect64OnStream(Team t, int64_t* d, const int64_t* s, size_t n, hipStream_t st) {
+  return mori_shmem_int64_fcollect_on_stream(t, d, s, n, st);
+}
+inline int alltoall64OnStream(Team t, int64_t* d, const int64_t* s, size_t n, hipStream_t st) {
+  return mori_shmem_int64_alltoall_on_stream(t, d, s, n, st);
+}
+template <typename T>
+inline int sumReduceOnStream(Team t, T* d, const T* s, size_t n, hipStream_t st) {
+  if constexpr (std::is_same_v<T, int32_t>) return mori_shmem_int32_sum_reduce_on_stream(t, d, s, n, st);
+  if constexpr (std::is_same_v<T, int64_t>) return mori_shmem_int64_sum_reduce_on_stream(t, d, s, n, st);
+  if constexpr (std::is_same_v<T, float>) return mori_shmem_float_sum_reduce_on_stream(t, d, s, n, st);
+  if constexpr (std::is_same_v<T, Bf16>) return mori_shmem_bfloat16_sum_reduce_on_stream(t, d, s, n, st);
+  return -1;
+}
 
 #endif
 

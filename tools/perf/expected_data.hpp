@@ -1,7 +1,8 @@
 // What the benchmarks write and what they must find afterwards, as functions callable on the host
 // and on the GPU:
 //   - the byte pattern of a buffer, reproducible from (seed, PE, byte index);
-//   - the value an atomic benchmark leaves in each target word after k operations.
+//   - the value an atomic benchmark leaves in each target word after k operations;
+//   - the elements of a reduction benchmark's sources.
 // The GPU generates and checks data with these; the CPU unit tests pin them down.
 #pragma once
 
@@ -31,6 +32,13 @@ MORI_PERF_HD uint64_t patternWord(uint64_t key, uint64_t w) { return mix64(key +
 MORI_PERF_HD uint8_t patternByte(uint64_t key, uint64_t i) {
   return static_cast<uint8_t>(patternWord(key, i >> 3) >> ((i & 7) * 8));
 }
+
+// ---- reductions --------------------------------------------------------------------------------
+// Element i of a reduction benchmark's source on the PE of `key`: an integer in [-64, 63], so
+// that the sum over up to 4 PEs is exact in every -d type, in any order (bfloat16 holds every
+// integer up to 256 exactly) and the expected result is the plain integer sum.
+MORI_PERF_HD int reduceValue(uint64_t key, uint64_t i) { return static_cast<int>(patternWord(key, i) >> 57) - 64; }
+constexpr int kReduceExactPes = 4;
 
 // ---- atomics -----------------------------------------------------------------------------------
 // Operation number k (k = 0, 1, 2, ... counted over the warm-up, the timed loop and the check that

@@ -64,7 +64,7 @@ __global__ void fillPatternKernel(uint8_t* p, size_t n, uint64_t key, uint64_t f
 
 // counters[0] += mismatching bytes; counters[1] = min(counters[1], first mismatching index).
 __global__ void checkPatternKernel(const uint8_t* p, size_t n, uint64_t key, uint64_t first,
-                                          unsigned long long* counters) {
+                                   unsigned long long* counters) {
   const size_t tid = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   const size_t nth = gridDim.x * static_cast<size_t>(blockDim.x);
   const RegionSplit r = splitRegion(p, n, first);
@@ -93,8 +93,7 @@ __global__ void checkPatternKernel(const uint8_t* p, size_t n, uint64_t key, uin
 }
 
 // counters[0] += words of dst[0, n) that differ from `expected`; counters[1] = first such index.
-__global__ void checkWordsKernel(const uint64_t* dst, size_t n, uint64_t expected,
-                                        unsigned long long* counters) {
+__global__ void checkWordsKernel(const uint64_t* dst, size_t n, uint64_t expected, unsigned long long* counters) {
   const size_t tid = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   const size_t nth = gridDim.x * static_cast<size_t>(blockDim.x);
   unsigned long long bad = 0, firstBad = ~0ull;
@@ -153,13 +152,23 @@ Session::Session(const Options& options, MPI_Comm comm) : opt_(options), comm_(c
   const auto t0 = std::chrono::steady_clock::now();
   int count = 0;
   MORI_PERF_HIP(hipGetDeviceCount(&count));
-  if (count < localSize)
-    fatal(
-        "%d PEs run on this host but %d GPU(s) are visible: every PE needs a GPU of its own (spin-waits between "
-        "processes that share a GPU never finish)",
-        localSize, count);
-  device_ = localRank;
+  if (count < 1) fatal("no GPU is visible");
+  device_ = localRank % count;
   MORI_PERF_HIP(hipSetDevice(device_));
+  if (count < localSize) {
+    // Spin-waits between processes that share a GPU end only if their kernels run at once.
+#if MORI_PLATFORM_NVIDIA
+    int mps = 0;
+    MORI_PERF_HIP(cudaDeviceGetAttribute(&mps, cudaDevAttrMpsEnabled, device_));
+    if (!mps)
+      fatal(
+          "%d PEs run on this host but %d GPU(s) are visible and CUDA MPS is off: PEs that share a GPU need MPS "
+          "(tools/mps.sh), else their kernels never run at once and spin-waits never finish",
+          localSize, count);
+#endif
+    if (pe_ == 0)
+      printf("# %d PEs share %d GPU(s): figures measure one GPU's memory, not an interconnect\n", localSize, count);
+  }
   MORI_PERF_HIP(hipFree(nullptr));  // creates the context now
   contextSeconds_ = secondsSince(t0);
 
@@ -273,6 +282,10 @@ bool Session::checkWords(bool check, const uint64_t* p, size_t n, uint64_t expec
 
 bool Session::agree(unsigned long long localBad, const std::string& what) {
   return reduceMismatch(localBad, localBad ? 0 : ~0ull, what);
+}
+
+bool Session::agreeMismatch(unsigned long long localBad, unsigned long long firstBad, const std::string& what) {
+  return reduceMismatch(localBad, firstBad, what);
 }
 
 bool Session::reduceMismatch(unsigned long long bad, unsigned long long firstBad, const std::string& what) {

@@ -35,7 +35,9 @@ void checkHip(hipError_t e, const char* call, const char* file, int line);
 
 class Session {
  public:
-  // Selects this PE's GPU (local rank) and creates its context; times that (contextSeconds()).
+  // Selects this PE's GPU (local rank; with fewer GPUs than PEs on the host, PEs share them
+  // round-robin, which needs kernels of several processes to run at once: CUDA MPS on NVIDIA)
+  // and creates its context; times that (contextSeconds()).
   Session(const Options& options, MPI_Comm comm);
   ~Session();
   Session(const Session&) = delete;
@@ -90,6 +92,8 @@ class Session {
   bool checkWords(bool check, const uint64_t* p, size_t n, uint64_t expected, const std::string& what);
   // Collective: records a mismatch seen by some PEs (count > 0 on any PE) as a failure.
   bool agree(unsigned long long localBad, const std::string& what);
+  // Collective, as agree, with this PE's first bad index (~0 when none) for the report.
+  bool agreeMismatch(unsigned long long localBad, unsigned long long firstBad, const std::string& what);
   const std::string& failure() const { return failure_; }
 
   // Sum over PEs (rates of --bidir runs).
@@ -123,10 +127,11 @@ class Session {
 
 // The benchmarks (one file each); they add results to the session and stop at the first
 // verification failure.
-void runRma(Session& s);       // shmem_put_bw, shmem_get_bw, shmem_put_latency, shmem_get_latency
-void runP(Session& s);         // shmem_p_bw, shmem_p_latency
-void runAtomic(Session& s);    // shmem_atomic_bw, shmem_atomic_latency
-void runPingPong(Session& s);  // shmem_put_ping_pong_latency, shmem_put_signal_ping_pong_latency
-void runInitTime(Session& s);  // shmem_init_time
+void runRma(Session& s);         // shmem_put_bw, shmem_get_bw, shmem_put_latency, shmem_get_latency
+void runP(Session& s);           // shmem_p_bw, shmem_p_latency
+void runAtomic(Session& s);      // shmem_atomic_bw, shmem_atomic_latency
+void runPingPong(Session& s);    // shmem_put_ping_pong_latency, shmem_put_signal_ping_pong_latency
+void runInitTime(Session& s);    // shmem_init_time
+void runCollective(Session& s);  // <coll>_latency (device forms), <coll>_on_stream
 
 }  // namespace mori::perf

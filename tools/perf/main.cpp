@@ -1,5 +1,6 @@
 // mori-shmem-perf (and mori-shmem-perf-nvshmem, the same source over NVSHMEM): NVSHMEM perftest's
-// point-to-point benchmarks and the library's init time, for exactly 2 PEs under mpirun.
+// point-to-point and collective benchmarks and the library's init time, for exactly 2 PEs under
+// mpirun.
 //
 //   mpirun -np 2 mori-shmem-perf shmem_put_bw -s block -c 132 -t 1024 -b 1M -e 1G --json put.json
 //
@@ -68,6 +69,18 @@ int runTool(const Options& o, MPI_Comm comm) {
     case Test::PutPingPongLatency:
     case Test::PutSignalPingPongLatency: runPingPong(s); break;
     case Test::InitTime: runInitTime(s); break;
+    case Test::AlltoallLatency:
+    case Test::BcastLatency:
+    case Test::FcollectLatency:
+    case Test::ReductionLatency:
+    case Test::BarrierLatency:
+    case Test::SyncLatency:
+    case Test::AlltoallOnStream:
+    case Test::BroadcastOnStream:
+    case Test::FcollectOnStream:
+    case Test::ReductionOnStream:
+    case Test::BarrierOnStream:
+    case Test::SyncOnStream: runCollective(s); break;
   }
   run.backendVersion = backend::version();
   if (!s.failure().empty()) {

@@ -51,6 +51,44 @@ const std::vector<TestInfo>& table() {
     {Test::InitTime, "shmem_init_time", Kind::Init, false, false, false, false, false, Scope::Thread,
      0, 0, 1, 0, 1, 1,
      "time of the library's unique-ID initialisation of 2 PEs (max over PEs), with and without GPU context creation"},
+    // Collectives on the world team, called by every PE. <size>: the bytes that land in each PE's
+    // dest per call (alltoall / fcollect: PEs x piece; broadcast, reduction: the whole message).
+    {Test::AlltoallLatency, "alltoall_latency", Kind::Collective, true, false, true, false, false, Scope::Block,
+     16, 1 * MiB, 1000, 100, 1, 256,
+     "int64 alltoall_<scope> by one thread / wave / block of every PE, per call"},
+    {Test::BcastLatency, "bcast_latency", Kind::Collective, true, false, true, false, false, Scope::Block,
+     8, 1 * MiB, 1000, 100, 1, 256,
+     "int64 broadcast_<scope> from PE 0 by one thread / wave / block of every PE, per call"},
+    {Test::FcollectLatency, "fcollect_latency", Kind::Collective, true, false, true, false, false, Scope::Block,
+     16, 1 * MiB, 1000, 100, 1, 256,
+     "int64 fcollect_<scope> by one thread / wave / block of every PE, per call"},
+    {Test::ReductionLatency, "reduction_latency", Kind::Collective, true, false, false, false, false, Scope::Block,
+     4, 1 * MiB, 1000, 100, 1, 256,
+     "<-d type>_sum_reduce_<scope> by one thread / wave / block of every PE, per call"},
+    {Test::BarrierLatency, "barrier_latency", Kind::Collective, true, false, false, false, false, Scope::Block,
+     0, 0, 1000, 100, 1, 256,
+     "barrier_<scope> (quiet + sync) by one thread / wave / block of every PE, per call"},
+    {Test::SyncLatency, "sync_latency", Kind::Collective, true, false, false, false, false, Scope::Block,
+     0, 0, 1000, 100, 1, 256,
+     "team_sync_<scope> by one thread / wave / block of every PE, per call"},
+    {Test::AlltoallOnStream, "alltoall_on_stream", Kind::Collective, false, false, true, false, false, Scope::Block,
+     16, 1 * MiB, 200, 20, 1, 256,
+     "int64 alltoall_on_stream enqueued by every PE's host, per call"},
+    {Test::BroadcastOnStream, "broadcast_on_stream", Kind::Collective, false, false, true, false, false,
+     Scope::Block, 8, 1 * MiB, 200, 20, 1, 256,
+     "int64 broadcast_on_stream from PE 0 enqueued by every PE's host, per call"},
+    {Test::FcollectOnStream, "fcollect_on_stream", Kind::Collective, false, false, true, false, false, Scope::Block,
+     16, 1 * MiB, 200, 20, 1, 256,
+     "int64 fcollect_on_stream enqueued by every PE's host, per call"},
+    {Test::ReductionOnStream, "reduction_on_stream", Kind::Collective, false, false, false, false, false,
+     Scope::Block, 4, 1 * MiB, 200, 20, 1, 256,
+     "<-d type>_sum_reduce_on_stream enqueued by every PE's host, per call"},
+    {Test::BarrierOnStream, "barrier_on_stream", Kind::Collective, false, false, false, false, false, Scope::Block,
+     0, 0, 200, 20, 1, 256,
+     "barrier_on_stream enqueued by every PE's host, per call"},
+    {Test::SyncOnStream, "sync_on_stream", Kind::Collective, false, false, false, false, false, Scope::Block,
+     0, 0, 200, 20, 1, 256,
+     "team_sync_on_stream enqueued by every PE's host, per call"},
   };
   // clang-format on
   return t;
@@ -175,6 +213,80 @@ bool atomicFetches(AtomicOp op) {
   }
 }
 
+Coll collOf(Test t) {
+  switch (t) {
+    case Test::AlltoallLatency:
+    case Test::AlltoallOnStream: return Coll::Alltoall;
+    case Test::BcastLatency:
+    case Test::BroadcastOnStream: return Coll::Broadcast;
+    case Test::FcollectLatency:
+    case Test::FcollectOnStream: return Coll::Fcollect;
+    case Test::ReductionLatency:
+    case Test::ReductionOnStream: return Coll::Reduction;
+    case Test::SyncLatency:
+    case Test::SyncOnStream: return Coll::Sync;
+    default: return Coll::Barrier;
+  }
+}
+
+bool onStream(Test t) {
+  switch (t) {
+    case Test::AlltoallOnStream:
+    case Test::BroadcastOnStream:
+    case Test::FcollectOnStream:
+    case Test::ReductionOnStream:
+    case Test::BarrierOnStream:
+    case Test::SyncOnStream: return true;
+    default: return false;
+  }
+}
+
+bool collMovesData(Coll c) { return c != Coll::Barrier && c != Coll::Sync; }
+
+namespace {
+constexpr DataType kAllTypes[] = {DataType::Int32, DataType::Int64, DataType::Float, DataType::Bfloat16};
+}
+
+const char* dataTypeName(DataType d) {
+  switch (d) {
+    case DataType::Int32: return "int32";
+    case DataType::Int64: return "int64";
+    case DataType::Float: return "float";
+    case DataType::Bfloat16: return "bfloat16";
+  }
+  return "?";
+}
+
+bool parseDataType(const std::string& text, DataType* d) {
+  for (DataType c : kAllTypes)
+    if (text == dataTypeName(c)) {
+      *d = c;
+      return true;
+    }
+  return false;
+}
+
+size_t dataTypeBytes(DataType d) {
+  switch (d) {
+    case DataType::Int32:
+    case DataType::Float: return 4;
+    case DataType::Int64: return 8;
+    case DataType::Bfloat16: return 2;
+  }
+  return 1;
+}
+
+size_t elementBytes(Test t, DataType d) { return collOf(t) == Coll::Reduction ? dataTypeBytes(d) : 8; }
+
+size_t collectivePieceBytes(Test t, DataType d, size_t size, int npes) {
+  const Coll c = collOf(t);
+  const size_t elem = elementBytes(t, d);
+  const bool split = c == Coll::Alltoall || c == Coll::Fcollect;
+  if (npes < 1 || (split && size % static_cast<size_t>(npes) != 0)) return 0;
+  const size_t piece = split ? size / static_cast<size_t>(npes) : size;
+  return piece % elem == 0 ? piece : 0;
+}
+
 bool parseSize(const std::string& text, size_t* bytes, std::string* error) {
   size_t digits = 0;
   while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
@@ -209,7 +321,9 @@ bool parseSize(const std::string& text, size_t* bytes, std::string* error) {
 
 std::vector<size_t> sizeSweep(const Options& o) {
   std::vector<size_t> sizes;
-  if (testInfo(o.test).kind == Kind::Init) return sizes;
+  const TestInfo& t = testInfo(o.test);
+  if (t.kind == Kind::Init) return sizes;
+  if (t.kind == Kind::Collective && !collMovesData(collOf(o.test))) return {0};
   for (size_t s = o.minBytes; s <= o.maxBytes;) {
     sizes.push_back(s);
     if (s > o.maxBytes / o.stepFactor) break;  // s * f would pass max (or overflow)
@@ -271,8 +385,8 @@ ParseResult parseArgs(int argc, const char* const* argv) {
 
   std::string testName;
   bool haveB = false, haveE = false, haveF = false, haveN = false, haveW = false, haveC = false, haveT = false;
-  bool haveS = false, haveA = false, haveNoVerify = false;
-  std::string bText, eText, sText, aText;
+  bool haveS = false, haveA = false, haveD = false, haveNoVerify = false;
+  std::string bText, eText, sText, aText, dText;
   size_t minB = 0, maxB = 0;
 
   for (int i = 1; i < argc; ++i) {
@@ -315,17 +429,11 @@ ParseResult parseArgs(int argc, const char* const* argv) {
       value = arg.substr(arg.find('=') + 1);
       inlineValue = true;
     }
-    static const char* const kValued[][2] = {{"-b", "--min_size"},
-                                             {"-e", "--max_size"},
-                                             {"-f", "--step"},
-                                             {"-n", "--iters"},
-                                             {"-w", "--warmup_iters"},
-                                             {"-c", "--ctas"},
-                                             {"-t", "--threads_per_cta"},
-                                             {"-s", "--scope"},
-                                             {"-a", "--atomic_op"},
-                                             {"-T", "--test"},
-                                             {"--json", "--json"}};
+    static const char* const kValued[][2] = {
+        {"-b", "--min_size"},        {"-e", "--max_size"},     {"-f", "--step"},
+        {"-n", "--iters"},           {"-w", "--warmup_iters"}, {"-c", "--ctas"},
+        {"-t", "--threads_per_cta"}, {"-s", "--scope"},        {"-a", "--atomic_op"},
+        {"-d", "--datatype"},        {"-T", "--test"},         {"--json", "--json"}};
     char key = 0;
     for (const auto& v : kValued)
       if (name == v[0] || name == v[1]) key = v[0][1] == '-' ? 'j' : v[0][1];
@@ -377,6 +485,10 @@ ParseResult parseArgs(int argc, const char* const* argv) {
         aText = value;
         haveA = true;
         break;
+      case 'd':
+        dText = value;
+        haveD = true;
+        break;
       case 'T':
         if (!testName.empty() && testName != value)
           return fail("two tests given: '" + testName + "' and '" + value + "'");
@@ -406,6 +518,7 @@ ParseResult parseArgs(int argc, const char* const* argv) {
                         : haveT        ? "-t"
                         : haveS        ? "-s"
                         : haveA        ? "-a"
+                        : haveD        ? "-d"
                         : o.bidir      ? "--bidir"
                         : o.msgrate    ? "--msgrate"
                         : haveNoVerify ? "--no-verify"
@@ -420,6 +533,25 @@ ParseResult parseArgs(int argc, const char* const* argv) {
     return r;
   }
 
+  const bool collective = t->kind == Kind::Collective;
+  if (haveD && !(collective && collOf(t->test) == Coll::Reduction))
+    return fail("-d does not apply to " + tn + " (only to reduction_latency / reduction_on_stream)");
+  if (haveD && !parseDataType(dText, &o.dataType)) {
+    std::string types;
+    for (DataType d : kAllTypes) types += std::string(types.empty() ? "" : ", ") + dataTypeName(d);
+    return fail("-d '" + dText + "': expected one of " + types);
+  }
+  if (collective && !collMovesData(collOf(t->test)) && (haveB || haveE || haveF))
+    return fail(std::string(haveB   ? "-b"
+                            : haveE ? "-e"
+                                    : "-f") +
+                " does not apply to " + tn + " (it moves no data: one row of size 0)");
+  if (collective && onStream(t->test) && haveS)
+    return fail("-s does not apply to " + tn +
+                ": the host enqueues it on a stream (the device forms are the *_latency tests)");
+  if (collective && onStream(t->test) && haveT)
+    return fail("-t does not apply to " + tn + ": the library sizes the kernels of its stream collectives");
+
   o.minBytes = haveB ? minB : t->minBytes;
   o.maxBytes = haveE ? maxB : t->maxBytes;
   if (haveB && !haveE && o.maxBytes < o.minBytes) o.maxBytes = o.minBytes;  // "-b 1G" alone runs one size
@@ -429,6 +561,10 @@ ParseResult parseArgs(int argc, const char* const* argv) {
   if (t->elements64 && o.minBytes % 8 != 0)
     return fail("-b " + (haveB ? bText : sizeText(o.minBytes)) + ": " + tn +
                 " moves whole 8-byte elements; sizes must be multiples of 8");
+  if (collective && collOf(t->test) == Coll::Reduction && o.minBytes % dataTypeBytes(o.dataType) != 0)
+    return fail("-b " + (haveB ? bText : sizeText(o.minBytes)) + ": " + tn + " reduces whole " +
+                dataTypeName(o.dataType) + " elements; sizes must be multiples of " +
+                std::to_string(dataTypeBytes(o.dataType)));
   if (!haveN) o.iters = t->iters;
   if (!haveW) o.warmup = t->warmup;
 
@@ -495,6 +631,7 @@ std::string usage(const char* program) {
                   "  -s, --scope <s>              thread | warp | block | all\n"
                   "  -a, --atomic_op <op>         inc fetch_inc add fetch_add set swap compare_swap and fetch_and\n"
                   "                               or fetch_or xor fetch_xor fetch\n"
+                  "  -d, --datatype <type>        int32 int64 float bfloat16 (reductions; sum)\n"
                   "      --bidir                  both PEs drive at once (put/get bandwidth)\n"
                   "      --msgrate                also report operations per second\n"
                   "      --json <file>            write the results as JSON (PE 0)\n"

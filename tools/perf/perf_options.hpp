@@ -6,8 +6,8 @@
 //
 // Options follow NVSHMEM perftest: -b/-e min/max bytes (K/M/G suffixes), -f step factor, -n
 // iterations, -w warm-up iterations, -c CTAs, -t threads per CTA, -s thread|warp|block|all,
-// -a atomic op, --bidir, --msgrate; plus --json <file> and --no-verify. An option that a test
-// does not use is an error, never ignored.
+// -a atomic op, -d datatype (reductions), --bidir, --msgrate; plus --json <file> and
+// --no-verify. An option that a test does not use is an error, never ignored.
 #pragma once
 
 #include <stddef.h>
@@ -52,6 +52,22 @@ bool parseAtomicOp(const std::string& text, AtomicOp* op);
 // Fetching operations return the old value (fetch_*, swap, compare_swap, fetch).
 bool atomicFetches(AtomicOp op);
 
+// Collective tests (Kind::Collective): which collective, and whether the host calls its
+// _on_stream form (else a kernel calls the device form at the run's scopes).
+Coll collOf(Test t);
+bool onStream(Test t);
+// Collectives that move data (all but barrier and sync).
+bool collMovesData(Coll c);
+const char* dataTypeName(DataType d);
+bool parseDataType(const std::string& text, DataType* d);
+size_t dataTypeBytes(DataType d);
+// Bytes of one element of a collective test's data (reductions: -d; others: 8).
+size_t elementBytes(Test t, DataType d);
+// The byte count of each piece a PE contributes for a collective of `size` bytes per PE's
+// destination over `npes` PEs (alltoall, fcollect: size / npes; broadcast, reduction: size), or 0
+// when `size` does not divide into whole elements per piece.
+size_t collectivePieceBytes(Test t, DataType d, size_t size, int npes);
+
 struct Options {
   Test test = Test::PutBw;
   size_t minBytes = 0, maxBytes = 0;
@@ -60,6 +76,7 @@ struct Options {
   int ctas = 0, threads = 0;
   std::vector<Scope> scopes;  // in the order they run
   AtomicOp atomicOp = AtomicOp::Add;
+  DataType dataType = DataType::Int32;  // reductions
   bool bidir = false;
   bool msgrate = false;
   bool verify = true;
@@ -79,12 +96,14 @@ ParseResult parseArgs(int argc, const char* const* argv);
 // "8", "64K", "4m", "1G": a positive byte count with an optional binary K/M/G suffix.
 bool parseSize(const std::string& text, size_t* bytes, std::string* error);
 
-// The sizes a run covers: minBytes, minBytes * f, ... while <= maxBytes.
+// The sizes a run covers: minBytes, minBytes * f, ... while <= maxBytes (barrier and sync: one
+// row of size 0; shmem_init_time: none).
 std::vector<size_t> sizeSweep(const Options& o);
 
 // Threads per CTA and CTAs of the kernels of `scope`, given the GPU's wave width.
-//   Bandwidth: -c CTAs of -t threads.  Latency / ping-pong: one CTA of one thread (thread scope),
-//   one wave (warp scope) or -t threads (block scope and the unscoped p / atomic tests).
+//   Bandwidth: -c CTAs of -t threads.  Latency / ping-pong / device collectives: one CTA of one
+//   thread (thread scope), one wave (warp scope) or -t threads (block scope and the unscoped p /
+//   atomic tests).
 int threadsFor(const Options& o, Scope scope, int waveSize);
 int ctasFor(const Options& o);
 

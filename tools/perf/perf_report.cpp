@@ -10,6 +10,8 @@ std::string seriesName(const Options& o) {
   const TestInfo& t = testInfo(o.test);
   std::string name = t.name;
   if (t.atomic) name += std::string("_") + atomicOpName(o.atomicOp);
+  if (t.kind == Kind::Collective && collOf(o.test) == Coll::Reduction)
+    name += std::string("_") + dataTypeName(o.dataType) + "_sum";
   if (o.bidir) name += "_bidir";
   return name;
 }
@@ -117,7 +119,9 @@ std::string toJson(const RunInfo& run, const std::vector<Result>& rows) {
          ", \"step_factor\": " + std::to_string(o.stepFactor) + ", \"iters\": " + std::to_string(o.iters) +
          ", \"warmup\": " + std::to_string(o.warmup) + ", \"ctas\": " + std::to_string(o.ctas) +
          ", \"threads\": " + std::to_string(o.threads) + ", \"scopes\": [" + scopes + "]" +
-         ", \"atomic_op\": " + (t.atomic ? str(atomicOpName(o.atomicOp)) : std::string("null")) +
+         ", \"atomic_op\": " + (t.atomic ? str(atomicOpName(o.atomicOp)) : std::string("null")) + ", \"datatype\": " +
+         (t.kind == Kind::Collective && collOf(o.test) == Coll::Reduction ? str(dataTypeName(o.dataType))
+                                                                          : std::string("null")) +
          ", \"bidir\": " + boolean(o.bidir) + ", \"msgrate\": " + boolean(o.msgrate) +
          ", \"verify\": " + boolean(o.verify);
   }

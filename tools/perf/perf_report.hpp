@@ -52,7 +52,8 @@ constexpr const char* kInitTimeUnits = "sec";
 }  // namespace metric
 
 // The <test> of table headings and PERF lines: the test's name, plus "_<op>" for the atomic tests
-// (NVSHMEM's perftest names its atomic tables after the operation too) and "_bidir" for --bidir.
+// (NVSHMEM's perftest names its atomic tables after the operation too), "_<type>_sum" for the
+// reductions and "_bidir" for --bidir.
 std::string seriesName(const Options& o);
 
 // GB/s of `bytes` moved `iters` times in `ms` milliseconds (1 GB = 1e9 bytes).

@@ -12,7 +12,9 @@
 
 namespace mori::perf {
 
-// NVSHMEM perftest's point-to-point tests (perftest/device/pt-to-pt), plus shmem_init_time.
+// NVSHMEM perftest's point-to-point tests (perftest/device/pt-to-pt), plus shmem_init_time, and
+// its collective tests: device forms (perftest/device/coll, <name>_latency) and stream forms
+// (perftest/host/coll, <name>_on_stream).
 enum class Test {
   PutBw,
   GetBw,
@@ -24,7 +26,19 @@ enum class Test {
   AtomicLatency,
   PutPingPongLatency,
   PutSignalPingPongLatency,
-  InitTime
+  InitTime,
+  AlltoallLatency,
+  BcastLatency,
+  FcollectLatency,
+  ReductionLatency,
+  BarrierLatency,
+  SyncLatency,
+  AlltoallOnStream,
+  BroadcastOnStream,
+  FcollectOnStream,
+  ReductionOnStream,
+  BarrierOnStream,
+  SyncOnStream
 };
 
 // How a test is driven and what it reports.
@@ -32,11 +46,20 @@ enum class Kind {
   Bandwidth,  // PE 0 (both with --bidir) runs a grid of -c x -t; GB/s and message rate
   Latency,    // PE 0 runs one CTA; microseconds per iteration
   PingPong,   // both PEs run one CTA; microseconds per round trip
-  Init        // time of the library's initialisation
+  Init,       // time of the library's initialisation
+  Collective  // every PE calls the collective on the world team: one CTA sized by the scope
+              // (device forms) or the host's _on_stream calls; microseconds per call
 };
 
+// The collective a collective test runs.
+enum class Coll { Alltoall, Broadcast, Fcollect, Reduction, Barrier, Sync };
+
+// Element types of the reduction tests (-d); the other data collectives move 64-bit elements,
+// as NVSHMEM's perftest does by default.
+enum class DataType { Int32, Int64, Float, Bfloat16 };
+
 // Who calls one device operation together: one thread, every lane of a wave (warp), or every
-// thread of a block.
+// thread of a block. (The _on_stream collectives have no scope: their rows say "stream".)
 enum class Scope { Thread, Warp, Block };
 
 // The -a operations of shmem_atomic_bw / shmem_atomic_latency, on uint64_t.

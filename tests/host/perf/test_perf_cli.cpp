@@ -200,6 +200,105 @@ TEST(PerfArgs, OptionsATestDoesNotUseAreErrors) {
   EXPECT_EQ(ok({"shmem_init_time", "--json", "i.json"}).jsonPath, "i.json");
 }
 
+// ---- collectives ---------------------------------------------------------------------------------
+
+TEST(PerfCollectives, NvshmemNamesFormsAndCollectives) {
+  const struct {
+    const char* name;
+    Coll coll;
+    bool stream;
+  } tests[] = {{"alltoall_latency", Coll::Alltoall, false},  {"bcast_latency", Coll::Broadcast, false},
+               {"fcollect_latency", Coll::Fcollect, false},  {"reduction_latency", Coll::Reduction, false},
+               {"barrier_latency", Coll::Barrier, false},    {"sync_latency", Coll::Sync, false},
+               {"alltoall_on_stream", Coll::Alltoall, true}, {"broadcast_on_stream", Coll::Broadcast, true},
+               {"fcollect_on_stream", Coll::Fcollect, true}, {"reduction_on_stream", Coll::Reduction, true},
+               {"barrier_on_stream", Coll::Barrier, true},   {"sync_on_stream", Coll::Sync, true}};
+  for (const auto& c : tests) {
+    const TestInfo* t = findTest(c.name);
+    ASSERT_NE(t, nullptr) << c.name;
+    EXPECT_EQ(t->kind, Kind::Collective) << c.name;
+    EXPECT_EQ(collOf(t->test), c.coll) << c.name;
+    EXPECT_EQ(onStream(t->test), c.stream) << c.name;
+    EXPECT_EQ(t->scoped, !c.stream) << c.name;
+    EXPECT_EQ(collMovesData(c.coll), c.coll != Coll::Barrier && c.coll != Coll::Sync) << c.name;
+  }
+}
+
+TEST(PerfCollectives, ArgumentsAndShapes) {
+  Options o = ok({"fcollect_latency", "-s", "all", "-t", "512", "-b", "16", "-e", "1M", "-f", "4"});
+  EXPECT_EQ(o.scopes, (std::vector<Scope>{Scope::Thread, Scope::Warp, Scope::Block}));
+  EXPECT_EQ(threadsFor(o, Scope::Thread, 32), 1);
+  EXPECT_EQ(threadsFor(o, Scope::Warp, 64), 64);
+  EXPECT_EQ(threadsFor(o, Scope::Block, 32), 512);
+  EXPECT_EQ(ctasFor(o), 1);
+  EXPECT_EQ(sizeSweep(o), (std::vector<size_t>{16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576}));
+  // Barrier and sync: one row of size 0, and no size options.
+  EXPECT_EQ(sizeSweep(ok({"barrier_latency", "-s", "all"})), std::vector<size_t>{0});
+  EXPECT_EQ(sizeSweep(ok({"sync_on_stream", "-n", "50"})), std::vector<size_t>{0});
+  for (const char* opt : {"-b", "-e", "-f"})
+    EXPECT_NE(error({"sync_latency", opt, "8"}).find(std::string(opt) + " does not apply to sync_latency"),
+              std::string::npos)
+        << opt;
+  // Stream forms take no scope and no thread count; the device forms take no CTA count.
+  EXPECT_NE(error({"alltoall_on_stream", "-s", "block"}).find("-s does not apply to alltoall_on_stream"),
+            std::string::npos);
+  EXPECT_NE(error({"barrier_on_stream", "-t", "64"}).find("-t does not apply to barrier_on_stream"), std::string::npos);
+  EXPECT_NE(error({"bcast_latency", "-c", "4"}).find("-c does not apply to bcast_latency"), std::string::npos);
+  EXPECT_NE(error({"bcast_latency", "-s", "warp", "-t", "64"}).find("-t does not apply"), std::string::npos);
+  EXPECT_NE(error({"alltoall_latency", "--msgrate"}).find("--msgrate does not apply"), std::string::npos);
+  // 64-bit elements, except the reductions' -d type.
+  EXPECT_NE(error({"bcast_latency", "-b", "12"}).find("multiples of 8"), std::string::npos);
+  EXPECT_EQ(ok({"reduction_latency", "-b", "4"}).dataType, DataType::Int32);
+  EXPECT_EQ(ok({"reduction_latency", "-d", "bfloat16", "-b", "2"}).minBytes, 2u);
+  EXPECT_NE(error({"reduction_latency", "-d", "float", "-b", "6"}).find("multiples of 4"), std::string::npos);
+  EXPECT_NE(error({"reduction_on_stream", "-d", "int64", "-b", "4"}).find("multiples of 8"), std::string::npos);
+  EXPECT_NE(error({"reduction_latency", "-d", "complex"}).find("-d 'complex': expected one of int32, int64"),
+            std::string::npos);
+  EXPECT_NE(error({"fcollect_latency", "-d", "float"}).find("-d does not apply to fcollect_latency"),
+            std::string::npos);
+  EXPECT_NE(error({"shmem_put_bw", "-d", "float"}).find("-d does not apply"), std::string::npos);
+  EXPECT_NE(error({"shmem_init_time", "-d", "float"}).find("-d does not apply to shmem_init_time"), std::string::npos);
+  for (const char* d : {"int32", "int64", "float", "bfloat16"}) {
+    Options r = ok({"reduction_on_stream", "-d", d, "-b", "8"});
+    EXPECT_STREQ(dataTypeName(r.dataType), d);
+    EXPECT_EQ(elementBytes(r.test, r.dataType), dataTypeBytes(r.dataType));
+    EXPECT_EQ(seriesName(r), std::string("reduction_on_stream_") + d + "_sum");
+  }
+  EXPECT_EQ(elementBytes(mori::perf::Test::AlltoallLatency, DataType::Bfloat16), 8u);
+}
+
+TEST(PerfCollectives, PieceBytes) {
+  // alltoall / fcollect: <size> is what lands in each PE, PEs x piece; broadcast / reduction: all of it.
+  EXPECT_EQ(collectivePieceBytes(mori::perf::Test::AlltoallLatency, DataType::Int32, 1024, 2), 512u);
+  EXPECT_EQ(collectivePieceBytes(mori::perf::Test::FcollectOnStream, DataType::Int32, 48, 3), 16u);
+  EXPECT_EQ(collectivePieceBytes(mori::perf::Test::FcollectOnStream, DataType::Int32, 48, 4), 0u);  // 12-byte pieces
+  EXPECT_EQ(collectivePieceBytes(mori::perf::Test::AlltoallLatency, DataType::Int32, 24, 2), 0u);   // 12-byte pieces
+  EXPECT_EQ(collectivePieceBytes(mori::perf::Test::AlltoallLatency, DataType::Int32, 17, 2), 0u);
+  EXPECT_EQ(collectivePieceBytes(mori::perf::Test::BcastLatency, DataType::Int32, 24, 2), 24u);
+  EXPECT_EQ(collectivePieceBytes(mori::perf::Test::BcastLatency, DataType::Int32, 20, 2), 0u);
+  EXPECT_EQ(collectivePieceBytes(mori::perf::Test::ReductionLatency, DataType::Bfloat16, 6, 2), 6u);
+  EXPECT_EQ(collectivePieceBytes(mori::perf::Test::ReductionLatency, DataType::Int64, 12, 2), 0u);
+  EXPECT_EQ(collectivePieceBytes(mori::perf::Test::ReductionLatency, DataType::Int64, 16, 0), 0u);
+}
+
+TEST(PerfCollectives, ReductionSourcesSumExactly) {
+  // Every element is an integer in [-64, 63]; kReduceExactPes of them sum within bfloat16's exact
+  // integers (|x| <= 256), so the expected result is the integer sum in every -d type.
+  std::set<int> seen;
+  for (int pe = 0; pe < kReduceExactPes; ++pe)
+    for (uint64_t i = 0; i < 20000; ++i) {
+      const int v = reduceValue(patternKey(0x1234, pe), i);
+      ASSERT_GE(v, -64);
+      ASSERT_LE(v, 63);
+      seen.insert(v);
+    }
+  EXPECT_EQ(seen.size(), 128u);  // the whole range occurs
+  EXPECT_LE(kReduceExactPes * 64, 256);
+  int differ = 0;
+  for (uint64_t i = 0; i < 64; ++i) differ += reduceValue(patternKey(1, 0), i) != reduceValue(patternKey(1, 1), i);
+  EXPECT_GT(differ, 32);  // PEs' sources differ
+}
+
 TEST(PerfArgs, OneSidedRangeRunsOneSize) {
   Options o = ok({"shmem_put_bw", "-b", "1G"});
   EXPECT_EQ(sizeSweep(o), std::vector<size_t>{size_t{1} << 30});

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "mori/device/error.hpp"
+#include "mori/shmem/team/team_types.hpp"
 #include "mori/transport/rdma/device_host/endpoint.hpp"
 #include "mori/transport/sdma/device_host/sdma_queue.hpp"
 
@@ -24,7 +25,7 @@ enum class Transport : uint8_t {
 constexpr uint32_t kGpuStatesMagic = 0x4d4f5249u;  // "MORI"
 // Bumped whenever GpuStates or anything it points to changes layout; a module compiled against
 // another version is refused at registration.
-constexpr uint32_t kDeviceAbiVersion = 4;
+constexpr uint32_t kDeviceAbiVersion = 5;
 
 // One PE's copy of a symmetric region, as seen from this PE.
 struct PeerWindow {
@@ -80,6 +81,11 @@ struct GpuStates : device::Diag {
   // counter is this PE's own (GPU memory).
   uint64_t syncOffset;
   uint64_t* barrierEpoch;
+
+  // Teams: this PE's team table, team::kMaxTeams entries in GPU memory indexed by handle (entries
+  // of teams this PE is no member of have size 0). Bound with the rest of the state, so every
+  // module that is bound for the device API has its teams (mori/shmem/team/team_lookup.hpp).
+  const team::TeamDevice* teams;
 
   // SDMA: sdmaPeers[pe] for every PE (GPU memory; count 0 where transport[pe] != Sdma), null when
   // no peer is reached over SDMA. Puts and gets of fewer than sdmaMinBytes to an SDMA peer, and

@@ -13,7 +13,7 @@
 
 #include "mori/platform/half.hpp"
 #include "mori/shmem/team/coop.hpp"
-#include "mori/shmem/team/team_binding.hpp"
+#include "mori/shmem/team/team_lookup.hpp"
 
 #if MORI_GPU_COMPILER
 namespace mori::shmem::team {
@@ -46,11 +46,44 @@ MORI_DEVICE_INLINE void barrier(const TeamDevice& t) {
   sync<S>(t);
 }
 
+// ---- data movement without the syncs --------------------------------------------------------
+// Bytes [lo, hi) of every piece (hi <= the piece's size). A collective moves [0, bytes) between
+// its entry and exit syncs; the host's multi-block kernels (shmem/team_kernels.cpp) give each
+// block a slice of it between a sync kernel before and one after.
+
+template <class S>
+MORI_DEVICE_INLINE void broadcastMove(const TeamDevice& t, void* dest, const void* source, size_t lo, size_t hi,
+                                      int root) {
+  if (hi > lo) S::get(static_cast<char*>(dest) + lo, static_cast<const char*>(source) + lo, hi - lo, t.worldPe(root));
+}
+
+template <class S>
+MORI_DEVICE_INLINE void fcollectMove(const TeamDevice& t, void* dest, const void* source, size_t bytes, size_t lo,
+                                     size_t hi) {
+  if (hi <= lo) return;
+  for (int k = 0; k < t.size; ++k) {
+    const int j = (t.myIndex + k) % t.size;
+    S::get(static_cast<char*>(dest) + static_cast<size_t>(j) * bytes + lo, static_cast<const char*>(source) + lo,
+           hi - lo, t.worldPe(j));
+  }
+}
+
+template <class S>
+MORI_DEVICE_INLINE void alltoallMove(const TeamDevice& t, void* dest, const void* source, size_t bytes, size_t lo,
+                                     size_t hi) {
+  if (hi <= lo) return;
+  for (int k = 0; k < t.size; ++k) {
+    const int j = (t.myIndex + k) % t.size;
+    S::get(static_cast<char*>(dest) + static_cast<size_t>(j) * bytes + lo,
+           static_cast<const char*>(source) + static_cast<size_t>(t.myIndex) * bytes + lo, hi - lo, t.worldPe(j));
+  }
+}
+
 // dest <- root's source (bytes), on every member, root included.
 template <class S>
 MORI_DEVICE_INLINE void broadcast(const TeamDevice& t, void* dest, const void* source, size_t bytes, int root) {
   sync<S>(t);
-  if (bytes) S::get(dest, source, bytes, t.worldPe(root));
+  broadcastMove<S>(t, dest, source, 0, bytes, root);
   sync<S>(t);
 }
 
@@ -58,11 +91,7 @@ MORI_DEVICE_INLINE void broadcast(const TeamDevice& t, void* dest, const void* s
 template <class S>
 MORI_DEVICE_INLINE void fcollect(const TeamDevice& t, void* dest, const void* source, size_t bytes) {
   sync<S>(t);
-  if (bytes)
-    for (int k = 0; k < t.size; ++k) {
-      const int j = (t.myIndex + k) % t.size;
-      S::get(static_cast<char*>(dest) + static_cast<size_t>(j) * bytes, source, bytes, t.worldPe(j));
-    }
+  fcollectMove<S>(t, dest, source, bytes, 0, bytes);
   sync<S>(t);
 }
 
@@ -88,12 +117,7 @@ MORI_DEVICE_INLINE void collect(const TeamDevice& t, void* dest, const void* sou
 template <class S>
 MORI_DEVICE_INLINE void alltoall(const TeamDevice& t, void* dest, const void* source, size_t bytes) {
   sync<S>(t);
-  if (bytes)
-    for (int k = 0; k < t.size; ++k) {
-      const int j = (t.myIndex + k) % t.size;
-      S::get(static_cast<char*>(dest) + static_cast<size_t>(j) * bytes,
-             static_cast<const char*>(source) + static_cast<size_t>(t.myIndex) * bytes, bytes, t.worldPe(j));
-    }
+  alltoallMove<S>(t, dest, source, bytes, 0, bytes);
   sync<S>(t);
 }
 
@@ -173,6 +197,29 @@ struct AnyOp {
   }
 };
 
+// The direct-load path without the syncs: elements rank, rank + size, ... of [0, n), by direct
+// loads of every member's source (every member P2P-reachable, dest apart from source). The host's
+// multi-block reduction kernel runs it with the grid's thread index and size.
+template <typename T, class F>
+MORI_DEVICE_INLINE void reduceDirect(const TeamDevice& t, T* dest, const T* source, size_t n, F combineOp, size_t rank,
+                                     size_t size) {
+  if (t.size <= kOnePassMembers) {
+    const T* src[kOnePassMembers];
+    for (int j = 0; j < t.size; ++j) src[j] = static_cast<const T*>(mori_shmem_ptr(source, t.worldPe(j)));
+    for (size_t i = rank; i < n; i += size) {
+      T acc = src[0][i];
+      for (int j = 1; j < kOnePassMembers; ++j)
+        if (j < t.size) acc = combineOp(acc, src[j][i]);
+      dest[i] = acc;
+    }
+  } else {
+    for (int j = 0; j < t.size; ++j) {
+      const T* p = static_cast<const T*>(mori_shmem_ptr(source, t.worldPe(j)));
+      for (size_t i = rank; i < n; i += size) dest[i] = j ? combineOp(dest[i], p[i]) : p[i];
+    }
+  }
+}
+
 template <class S, typename T, class F>
 MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source, size_t n, F combineOp) {
   sync<S>(t);
@@ -183,21 +230,7 @@ MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source
   for (int j = 0; j < t.size && allP2p; ++j) allP2p = mori_shmem_ptr(source, t.worldPe(j)) != nullptr;
 
   if (allP2p && !overlap) {
-    if (t.size <= kOnePassMembers) {
-      const T* src[kOnePassMembers];
-      for (int j = 0; j < t.size; ++j) src[j] = static_cast<const T*>(mori_shmem_ptr(source, t.worldPe(j)));
-      for (size_t i = S::rank(); i < n; i += S::size()) {
-        T acc = src[0][i];
-        for (int j = 1; j < kOnePassMembers; ++j)
-          if (j < t.size) acc = combineOp(acc, src[j][i]);
-        dest[i] = acc;
-      }
-    } else {
-      for (int j = 0; j < t.size; ++j) {
-        const T* p = static_cast<const T*>(mori_shmem_ptr(source, t.worldPe(j)));
-        for (size_t i = S::rank(); i < n; i += S::size()) dest[i] = j ? combineOp(dest[i], p[i]) : p[i];
-      }
-    }
+    reduceDirect(t, dest, source, n, combineOp, static_cast<size_t>(S::rank()), static_cast<size_t>(S::size()));
     sync<S>(t);
     return;
   }

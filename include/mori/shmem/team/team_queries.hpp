@@ -4,7 +4,7 @@
 // table lookup.
 #pragma once
 
-#include "mori/shmem/team/team_binding.hpp"
+#include "mori/shmem/team/team_lookup.hpp"
 
 namespace mori::shmem::team {
 // Index in `t` of world PE `pe`, or -1.

@@ -1,0 +1,35 @@
+// A team handle's device value, looked up in this PE's team table. The table's address is a field
+// of the module's device state (GpuStates::teams): the one binding of mori_shmem_device_states at
+// init gives every module its teams, a JIT-loaded module included.
+#pragma once
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mori/shmem/team/team_types.hpp"
+
+#if MORI_GPU_COMPILER
+#include "mori/platform/mmio.hpp"
+#include "mori/shmem/impl/device_library.hpp"
+
+namespace mori::shmem::team {
+
+[[noreturn]] inline MORI_DEVICE_NOINLINE void failTeam(int handle, const char* why) {
+  printf("mori-shmem: team handle %d: %s [block %d thread %d]\n", handle, why, static_cast<int>(blockIdx.x),
+         static_cast<int>(threadIdx.x));
+  gpu::trap();
+}
+
+// The live team `handle` of this PE: one constant-memory load (the table's address) and one
+// 40-byte load of the entry. Traps naming the handle when it is no live team of this PE; an
+// unbound module traps as every device call does ("not initialised").
+MORI_DEVICE_INLINE TeamDevice teamOf(int32_t handle) {
+  const TeamDevice* table = impl::states().teams;
+  if (MORI_UNLIKELY(handle < 0 || handle >= kMaxTeams)) failTeam(handle, "not a team handle");
+  const TeamDevice t = table[handle];
+  if (MORI_UNLIKELY(t.size <= 0)) failTeam(handle, "not a live team of this PE (destroyed, or this PE is no member)");
+  return t;
+}
+
+}  // namespace mori::shmem::team
+#endif

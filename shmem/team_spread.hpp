@@ -1,0 +1,45 @@
+// How a host stream collective spreads over blocks (shmem/team_kernels.cpp). Small calls run as
+// one kernel of one block, syncs included: their latency is that of one launch. Large ones run as
+// three kernels on the stream: the entry sync (one block), the data movement split over many
+// blocks (no block waits for another, so any number of them may run, resident or not), the exit
+// sync (one block); the kernel boundaries order the three.
+// Pure arithmetic, shared by the host (the plan) and the kernels (the slices); tests/host/team.
+#pragma once
+
+#include <stddef.h>
+
+#include "mori/platform/device.hpp"
+
+namespace mori::shmem::team {
+
+// One block moves ~38 GB/s over NVLink (one 1024-thread CTA's peer stores on the H200s), so
+// 256 KiB takes it ~7 us, about what the two extra launches of the spread form cost (an estimate,
+// not a measured crossover); past that each block gets about 64 KiB of what lands in this PE.
+constexpr size_t kSpreadFromBytes = size_t{256} << 10;
+constexpr size_t kSpreadBytesPerBlock = size_t{64} << 10;
+// Threads per block of the spread data-movement kernel.
+constexpr int kSpreadThreads = 512;
+
+// Blocks for a collective that brings `bytesIn` bytes into this PE (broadcast: the bytes;
+// fcollect, alltoall: per-member bytes x members; direct reductions: the members' bytes loaded).
+// `divisible`: the data movement may be split, i.e. every member is P2P-reachable (so no block
+// waits on anything) and, for reductions, the direct-load path applies (the staged one syncs
+// inside); collect never is (its offsets come from the peers). 1 means the one-kernel form.
+inline int spreadBlocks(size_t bytesIn, bool divisible, int maxBlocks) {
+  if (!divisible || maxBlocks <= 1 || bytesIn < kSpreadFromBytes) return 1;
+  const size_t want = (bytesIn + kSpreadBytesPerBlock - 1) / kSpreadBytesPerBlock;
+  return want < static_cast<size_t>(maxBlocks) ? static_cast<int>(want) : maxBlocks;
+}
+
+// Block b's slice [*lo, *hi) of a piece of `bytes` split among `blocks`: boundaries on 16 bytes
+// (the copy's vector width), every byte in exactly one slice (some slices empty when the piece
+// has fewer 16-byte grains than there are blocks).
+MORI_HOST_DEVICE_INLINE void spreadSlice(size_t bytes, int blocks, int b, size_t* lo, size_t* hi) {
+  const size_t grains = (bytes + 15) / 16;
+  const size_t first = grains * static_cast<size_t>(b) / static_cast<size_t>(blocks);
+  const size_t last = grains * (static_cast<size_t>(b) + 1) / static_cast<size_t>(blocks);
+  *lo = first * 16 < bytes ? first * 16 : bytes;
+  *hi = last * 16 < bytes ? last * 16 : bytes;
+}
+
+}  // namespace mori::shmem::team
