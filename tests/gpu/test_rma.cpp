@@ -1,7 +1,8 @@
 // Contiguous RMA over the device API: put/get, blocking and not, in thread, warp and block
 // scope, sizes 1 B .. 256 MiB with odd sizes and unaligned offsets; every byte checked, and the
 // bytes around each destination checked untouched; the sweep on heap buffers and again, up to
-// 4 MiB, on registered buffers. Typed forms for every type; p/g.
+// 4 MiB, on registered buffers. The typed forms (and p/g) are in test_rma_typed*.cpp: one
+// program, units of a few kernels each, so that each compiles in seconds.
 #include <stdio.h>
 
 #include <algorithm>
@@ -211,80 +212,5 @@ class RmaRegistered : public Rma {
   TEST_F(RmaRegistered, OP##_##SC) { sweep<Op::OP, Sc::SC>(); }
 RMA_OPS_AND_SCOPES(RMA_TEST)
 RMA_OPS_AND_SCOPES(RMA_REGISTERED_TEST)
-
-// ---- typed forms ---------------------------------------------------------------------------
-
-template <typename T>
-__host__ __device__ T valueOf(uint64_t seed, int pe, size_t i) {
-  const uint64_t bits = mix(seed + static_cast<uint64_t>(pe) * 7919u + i);
-  if constexpr (sizeof(T) == 4 && !std::is_integral<T>::value) return static_cast<T>(static_cast<int32_t>(bits) >> 8);
-  if constexpr (sizeof(T) == 8 && !std::is_integral<T>::value) return static_cast<T>(static_cast<int64_t>(bits) >> 12);
-  return static_cast<T>(bits);
-}
-
-// Per type: block put of `count` elements to the right neighbour, warp get back from it, and
-// one p / g per thread.
-#define TYPED_KERNELS(NAME, T)                                                                               \
-  __global__ void typed_##NAME(T* sym, T* out, T* scalars, T* gathered, size_t count, int right, int left) { \
-    mori_shmem_##NAME##_put_nbi_block(sym + count, sym, count, right);                                       \
-    mori_shmem_quiet();                                                                                      \
-    if (threadIdx.x < static_cast<unsigned>(mori::gpu::waveSize()))                                          \
-      mori_shmem_##NAME##_get_warp(out, sym, count, left);                                                   \
-    mori_shmem_##NAME##_p(scalars + threadIdx.x, static_cast<T>(threadIdx.x * 3 + 1), right);                \
-    gathered[threadIdx.x] = mori_shmem_##NAME##_g(sym + threadIdx.x, left);                                  \
-  }
-
-template <typename T>
-__global__ void fillTyped(T* p, size_t count, uint64_t seed, int pe) {
-  for (size_t i = threadIdx.x; i < count; i += blockDim.x) p[i] = valueOf<T>(seed, pe, i);
-}
-
-// Every type the API declares (its own list: a type added there is tested here too).
-MORI_SHMEM_RMA_TYPES(TYPED_KERNELS)
-
-template <typename T, typename K>
-void typedCheck(const char* name, K kernel) {
-  const int me = mori_shmem_my_pe(), n = mori_shmem_n_pes();
-  const int right = (me + 1) % n, left = (me + n - 1) % n;
-  constexpr size_t kCount = 1000, kThreads = 64;
-  T* sym = static_cast<T*>(mori_shmem_malloc(sizeof(T) * (2 * kCount + kThreads)));
-  ASSERT_NE(sym, nullptr);
-  T* scalars = sym + 2 * kCount;
-  // Get destinations are symmetric too, so the same test runs over RDMA (registered memory).
-  T* out = static_cast<T*>(mori_shmem_malloc(sizeof(T) * kCount));
-  T* gathered = static_cast<T*>(mori_shmem_malloc(sizeof(T) * kThreads));
-  ASSERT_TRUE(out && gathered);
-  fillTyped<T><<<1, 256>>>(sym, kCount, 77, me);
-  HIP_OK(hipGetLastError());
-  HIP_OK(hipDeviceSynchronize());
-  ASSERT_EQ(mori_shmem_barrier_all(), 0);
-  kernel<<<1, kThreads>>>(sym, out, scalars, gathered, kCount, right, left);
-  HIP_OK(hipGetLastError());
-  HIP_OK(hipDeviceSynchronize());
-  ASSERT_EQ(mori_shmem_barrier_all(), 0);
-  std::vector<T> got(kCount), back(kCount), sc(kThreads), gat(kThreads);
-  HIP_OK(hipMemcpy(got.data(), sym + kCount, sizeof(T) * kCount, hipMemcpyDeviceToHost));
-  HIP_OK(hipMemcpy(back.data(), out, sizeof(T) * kCount, hipMemcpyDeviceToHost));
-  HIP_OK(hipMemcpy(sc.data(), scalars, sizeof(T) * kThreads, hipMemcpyDeviceToHost));
-  HIP_OK(hipMemcpy(gat.data(), gathered, sizeof(T) * kThreads, hipMemcpyDeviceToHost));
-  int bad = 0;
-  for (size_t i = 0; i < kCount; ++i) {
-    bad += got[i] != valueOf<T>(77, left, i);  // the left neighbour put its data here
-    bad += back[i] != valueOf<T>(77, left, i);
-  }
-  for (size_t i = 0; i < kThreads; ++i) {
-    bad += sc[i] != static_cast<T>(i * 3 + 1);
-    bad += gat[i] != valueOf<T>(77, left, i);
-  }
-  EXPECT_TRUE(allTrue(bad == 0)) << name << ": " << bad << " wrong elements on PE " << me;
-  mori_shmem_free(gathered);
-  mori_shmem_free(out);
-  mori_shmem_free(sym);
-}
-
-TEST(RmaTyped, EveryType) {
-#define TYPED_RUN(NAME, T) typedCheck<T>(#NAME, typed_##NAME);
-  MORI_SHMEM_RMA_TYPES(TYPED_RUN)
-}
 
 }  // namespace
