@@ -75,7 +75,7 @@ Status Context::create(bootstrap::Bootstrap& boot, const env::Config& cfg, std::
     if (ok(sdma::openQueueEngine(c->myPe_, c->gpu_, cfg.sdmaPlugin, &sdmaEngine)))
       haveSdma = 1;
     else
-      MORI_LOG_WARN(log::kInit, "PE %d has no usable SDMA engines (see above); its same-node peers stay P2P", c->myPe_);
+      MORI_LOG_WARN(log::kInit, "PE %d has no usable SDMA engines (see above)", c->myPe_);
   }
   in.sdmaAvailable.resize(c->nPes_);
   MORI_TRY(boot.allGather(&haveSdma, in.sdmaAvailable.data(), 1));
@@ -89,6 +89,9 @@ Status Context::create(bootstrap::Bootstrap& boot, const env::Config& cfg, std::
     sa.nPes = c->nPes_;
     sa.hipDevice = c->gpu_;
     sa.table = c->transports_;
+    std::vector<std::string> busIds;
+    for (const PeInfo& p : c->peers_) busIds.emplace_back(p.pciBusId);
+    sa.xgmi = sdma::xgmiLinks(c->gpu_, busIds);
     sa.queuesPerPeer = static_cast<uint32_t>(cfg.sdmaQueues);
     sa.timeoutTicks = static_cast<uint64_t>(cfg.timeout * static_cast<double>(gpu::kWallClockHz));
     sa.engine = std::move(sdmaEngine);

@@ -2,10 +2,33 @@
 
 #include <string>
 
+#include "mori/platform/gpu_runtime.hpp"
 #include "src/common/log.hpp"
 #include "transport/sdma/sdma_plugin.hpp"
 
 namespace mori::sdma {
+
+std::vector<uint8_t> xgmiLinks(int hipDevice, const std::vector<std::string>& busIds) {
+  std::vector<uint8_t> out(busIds.size(), 0);
+#if MORI_PLATFORM_AMD
+  constexpr uint32_t kHsaLinkXgmi = 4;  // HSA_AMD_LINK_INFO_TYPE_XGMI (hsa_ext_amd.h)
+  for (size_t pe = 0; pe < busIds.size(); ++pe) {
+    int dev = -1;
+    if (hipDeviceGetByPCIBusId(&dev, busIds[pe].c_str()) != hipSuccess) {
+      (void)hipGetLastError();
+      continue;
+    }
+    uint32_t type = 0, hops = 0;
+    if (dev != hipDevice && hipExtGetLinkTypeAndHopCount(hipDevice, dev, &type, &hops) == hipSuccess)
+      out[pe] = type == kHsaLinkXgmi ? 1 : 0;
+    else
+      (void)hipGetLastError();
+  }
+#else
+  (void)hipDevice;
+#endif
+  return out;
+}
 
 Status openSdmaQueues(SdmaOpenArgs a, std::unique_ptr<SdmaQueues>* out) {
   if (static_cast<int>(a.table.size()) != a.nPes || (!a.xgmi.empty() && static_cast<int>(a.xgmi.size()) != a.nPes))

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "mori/shmem/device_host/gpu_states.hpp"
@@ -24,6 +25,11 @@ struct SdmaOpenArgs {
   uint64_t timeoutTicks = 0;
   std::unique_ptr<QueueEngine> engine;  // null: the KFD's (AMD builds only)
 };
+
+// Per PE: whether GPU `hipDevice` reaches the GPU at busIds[pe] over XGMI (AMD: the HSA link
+// type HIP reports). False where this process cannot see that GPU (HIP_VISIBLE_DEVICES), for this
+// PE's own GPU and on NVIDIA: those peers' queues go to the PCIe engines.
+std::vector<uint8_t> xgmiLinks(int hipDevice, const std::vector<std::string>& busIds);
 
 // Creates queues for every PE whose entry is Transport::Sdma (none: an empty set, Success).
 Status openSdmaQueues(SdmaOpenArgs args, std::unique_ptr<SdmaQueues>* out);

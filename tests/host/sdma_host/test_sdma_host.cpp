@@ -220,6 +220,12 @@ TEST(SdmaHost, OpenForTheTransportRow) {
   }
 }
 
+// No GPU here, and bus ids no GPU has: nothing is XGMI (its queues go to the PCIe engines).
+TEST(SdmaHost, XgmiLinksWithoutVisiblePeers) {
+  EXPECT_EQ(xgmiLinks(0, {"0000:e1:00.0", "not a bus id", ""}), (std::vector<uint8_t>{0, 0, 0}));
+  EXPECT_TRUE(xgmiLinks(0, {}).empty());
+}
+
 TEST(SdmaHost, PluginLoaderRefusesWhatIsNoPlugin) {
   std::unique_ptr<QueueEngine> e;
   EXPECT_EQ(openQueueEngine(3, 0, "/nonexistent/libmori_dma_model.so", &e), Status::NotSupported);
@@ -232,6 +238,30 @@ TEST(SdmaHost, PluginLoaderRefusesWhatIsNoPlugin) {
   EXPECT_EQ(openQueueEngine(3, 0, "", &e), Status::NotSupported);
   EXPECT_FALSE(e);
 #endif
+}
+
+// The DMA-engine model's plugin through the runtime's loader: the interface matches, the engine
+// reports itself and takes its ring limit from MORI_DMA_MODEL_RING_SLOTS, bad limits are refused.
+TEST(SdmaHost, ModelPluginLoads) {
+  const char* path = getenv("MORI_TEST_SDMA_PLUGIN");
+  ASSERT_NE(path, nullptr) << "MORI_TEST_SDMA_PLUGIN not set by ctest";
+  std::unique_ptr<QueueEngine> e;
+  ASSERT_EQ(openQueueEngine(0, 0, path, &e), Status::Success);
+  ASSERT_TRUE(e);
+  EngineInventory inv = e->inventory();
+  EXPECT_NE(inv.driver.find("DMA-engine model"), std::string::npos) << inv.driver;
+  EXPECT_EQ(inv.maxRingSlots, 0u);
+  e.reset();
+  setenv("MORI_DMA_MODEL_RING_SLOTS", "64", 1);
+  ASSERT_EQ(openQueueEngine(0, 0, path, &e), Status::Success);
+  EXPECT_EQ(e->inventory().maxRingSlots, 64u);
+  e.reset();
+  for (const char* bad : {"48", "2", "lots", "64x"}) {
+    setenv("MORI_DMA_MODEL_RING_SLOTS", bad, 1);
+    EXPECT_EQ(openQueueEngine(0, 0, path, &e), Status::InvalidUsage) << bad;
+    EXPECT_FALSE(e);
+  }
+  unsetenv("MORI_DMA_MODEL_RING_SLOTS");
 }
 
 // An engine that caps the ring and counts what it was asked for.
