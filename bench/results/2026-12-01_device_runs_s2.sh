@@ -6,6 +6,7 @@
 #      stress test again, after its abort-word interval change), and what the machine has for a
 #      Triton bitcode build (clang, triton, NVSHMEM's device bitcode).
 #   B: the main job tools/run.sh, 0e28c81's perf rows for the before/after, the Python checks.
+#   C: like B, and the collective rows (device and on a stream) of the standard list, trimmed.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -22,7 +23,7 @@ if [ "$phase" = A ]; then
     tools/gpu_suite.sh 2>&1 | tail -40
   exit 0
 fi
-if [ "$phase" = B ]; then
+if [ "$phase" = B ] || [ "$phase" = C ]; then
 . tools/mps.sh
 mps_start
 # The standard runs with fewer iterations and sizes (device time: 30 minutes for the session).
@@ -42,7 +43,23 @@ atomic_add_bw    shmem_atomic_bw -a add -c 132 -t 1024 -b 8M -e 64M -f 8 -n 50 -
 init             shmem_init_time
 LIST
 grep -vE '^@target (put_warp_large|put_block_bidir|atomic_fadd_lat|atomic_fadd_bw) ' /tmp/one_gpu.list > /tmp/l && mv /tmp/l /tmp/one_gpu.list
-MORI_PERF_LIST=/tmp/one_gpu.list MORI_BUILD=$B OUT=$OUT/job MORI_COMMIT=${MORI_COMMIT:-unknown} timeout 300 tools/run.sh \
+if [ "$phase" = C ]; then
+  cat >> /tmp/one_gpu.list <<'LIST'
+cd_alltoall      alltoall_latency -s all -b 16 -e 256K -f 16 -n 100 -w 10
+cd_bcast         bcast_latency -s all -b 8 -e 256K -f 32 -n 100 -w 10
+cd_fcollect      fcollect_latency -s all -b 16 -e 256K -f 16 -n 100 -w 10
+cd_reduce        reduction_latency -d float -s all -b 4 -e 256K -f 16 -n 100 -w 10
+cd_barrier       barrier_latency -s all -n 1000 -w 100
+cd_sync          sync_latency -s all -n 1000 -w 100
+cs_alltoall      alltoall_on_stream -b 16 -e 16M -f 16 -n 20 -w 2
+cs_bcast         broadcast_on_stream -b 8 -e 16M -f 32 -n 20 -w 2
+cs_fcollect      fcollect_on_stream -b 16 -e 16M -f 16 -n 20 -w 2
+cs_reduce        reduction_on_stream -d bfloat16 -b 4 -e 16M -f 16 -n 20 -w 2
+cs_barrier       barrier_on_stream -n 300 -w 30
+cs_sync          sync_on_stream -n 300 -w 30
+LIST
+fi
+MORI_PERF_LIST=/tmp/one_gpu.list MORI_BUILD=$B OUT=$OUT/job MORI_COMMIT=${MORI_COMMIT:-unknown} timeout ${JOB_TIMEOUT:-300} tools/run.sh \
   > "$OUT/job.log" 2>&1
 echo "run.sh exit $?"; tail -45 "$OUT/job/bench_summary.txt" 2>/dev/null
 # Before: 0e28c81's perf tool, the rows that bear on the device library (same arguments).
