@@ -2,7 +2,6 @@
 
 #include <string.h>
 
-#include <algorithm>
 #include <memory>
 
 #include "shmem/runtime.hpp"
