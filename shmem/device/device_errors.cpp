@@ -7,12 +7,13 @@
 #include "mori/platform/clock.hpp"
 #include "mori/platform/mmio.hpp"
 #include "mori/shmem/impl/device_library.hpp"
+#include "shmem/device/general_path.hpp"
 
 using mori::device::DeviceErrorCode;
 
-extern "C" __device__ __noinline__ void mori_device_fail(const mori::device::Diag* ctx, uint32_t code, int peer, int qp,
-                                                         uint32_t qpn, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
-                                                         int line, const char* where) {
+extern "C" MORI_LIB_NOINLINE void mori_device_fail(const mori::device::Diag* ctx, uint32_t code, int peer, int qp,
+                                                   uint32_t qpn, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+                                                   int line, const char* where) {
   namespace gpu = mori::gpu;
   mori::device::DeviceErrorRecord* rec = ctx->errorRecord;
   if (rec && gpu::atomicCompareExchange<gpu::Order::Relaxed, gpu::Scope::System>(&rec->code, 0u, code) == 0u) {
@@ -62,7 +63,7 @@ extern "C" __device__ __noinline__ void mori_device_fail(const mori::device::Dia
   gpu::trap();
 }
 
-extern "C" __device__ __noinline__ void mori_device_stop_wait(const mori::device::Diag* ctx) {
+extern "C" MORI_LIB_NOINLINE void mori_device_stop_wait(const mori::device::Diag* ctx) {
   namespace gpu = mori::gpu;
   const mori::device::DeviceErrorRecord* rec = ctx->errorRecord;
   const uint32_t code = gpu::atomicLoad<gpu::Order::Relaxed, gpu::Scope::System>(&rec->code);
@@ -80,7 +81,7 @@ extern "C" __device__ __noinline__ void mori_device_stop_wait(const mori::device
   gpu::trap();
 }
 
-extern "C" __device__ __noinline__ void mori_shmemi_fail_not_initialized(void) {
+extern "C" MORI_LIB_NOINLINE void mori_shmemi_fail_not_initialized(void) {
   printf(
       "mori-shmem: device API called in a GPU module that mori_shmem_init() has not bound "
       "(init not called, or already finalized) [block %d thread %d]\n",
@@ -88,13 +89,12 @@ extern "C" __device__ __noinline__ void mori_shmemi_fail_not_initialized(void) {
   mori::gpu::trap();
 }
 
-extern "C" __device__ __noinline__ void mori_shmemi_fail_pe(int pe) {
+extern "C" MORI_LIB_NOINLINE void mori_shmemi_fail_pe(int pe) {
   MORI_DEVICE_FAIL(mori_shmem_device_states, DeviceErrorCode::InvalidPe, mori::device::ErrorSite{},
                    static_cast<uint64_t>(pe), 0, 0, 0);
 }
 
-extern "C" __device__ __noinline__ void mori_shmemi_fail_wait(uint32_t what, uint64_t ns, uint64_t seen,
-                                                              uint64_t awaited) {
+extern "C" MORI_LIB_NOINLINE void mori_shmemi_fail_wait(uint32_t what, uint64_t ns, uint64_t seen, uint64_t awaited) {
   MORI_DEVICE_FAIL(mori_shmem_device_states, DeviceErrorCode::Timeout, mori::device::ErrorSite{}, what, ns, seen,
                    awaited);
 }

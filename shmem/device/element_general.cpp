@@ -50,7 +50,7 @@ MORI_DEVICE_INLINE T amoGeneral(const GpuStates& s, Amo op, T* dest, T value, T 
 using namespace mori::shmem;
 using namespace mori::shmem::impl;
 
-extern "C" __device__ __noinline__ void mori_shmemi_p(void* dest, uint64_t value, uint32_t bytes, int pe, int qp) {
+extern "C" MORI_LIB_NOINLINE void mori_shmemi_p(void* dest, uint64_t value, uint32_t bytes, int pe, int qp) {
   const GpuStates& s = libStates();
   checkPe(s, pe);
   const Region& r = regionOf(s, dest, bytes, pe);
@@ -62,7 +62,7 @@ extern "C" __device__ __noinline__ void mori_shmemi_p(void* dest, uint64_t value
   }
 }
 
-extern "C" __device__ __noinline__ uint64_t mori_shmemi_g(const void* src, uint32_t bytes, int pe, int qp) {
+extern "C" MORI_LIB_NOINLINE uint64_t mori_shmemi_g(const void* src, uint32_t bytes, int pe, int qp) {
   const GpuStates& s = libStates();
   checkPe(s, pe);
   const Region& r = regionOf(s, src, bytes, pe);
@@ -74,8 +74,8 @@ extern "C" __device__ __noinline__ uint64_t mori_shmemi_g(const void* src, uint3
   }
 }
 
-extern "C" __device__ __noinline__ uint64_t mori_shmemi_amo(uint32_t op, void* dest, uint64_t value, uint64_t cond,
-                                                            uint32_t bytes, int pe, int qp, int fetch) {
+extern "C" MORI_LIB_NOINLINE uint64_t mori_shmemi_amo(uint32_t op, void* dest, uint64_t value, uint64_t cond,
+                                                      uint32_t bytes, int pe, int qp, int fetch) {
   const GpuStates& s = libStates();
   const Amo o = static_cast<Amo>(op);
   if (bytes == 4)
@@ -84,8 +84,8 @@ extern "C" __device__ __noinline__ uint64_t mori_shmemi_amo(uint32_t op, void* d
   return amoGeneral<uint64_t>(s, o, static_cast<uint64_t*>(dest), value, cond, pe, qp, fetch != 0);
 }
 
-extern "C" __device__ __noinline__ void mori_shmemi_signal(uint64_t* sig, uint64_t value, int op, int pe, int qp,
-                                                           int ordered) {
+extern "C" MORI_LIB_NOINLINE void mori_shmemi_signal(uint64_t* sig, uint64_t value, int op, int pe, int qp,
+                                                     int ordered) {
   const GpuStates& s = libStates();
   checkPe(s, pe);
   const Region& r = regionOf(s, sig, sizeof(uint64_t), pe);

@@ -10,6 +10,7 @@
 #include "mori/shmem/impl/op_types.hpp"
 #include "mori/shmem/impl/scope.hpp"
 #include "mori/transport/rdma/post.hpp"
+#include "shmem/device/general_path.hpp"
 
 #if MORI_GPU_COMPILER
 namespace mori::shmem::impl {
@@ -64,8 +65,8 @@ MORI_DEVICE_INLINE rdma::WqeDesc makeDesc(rdma::WqeOp op, uint32_t bytes, uint64
 // RDMA WRITE of [src, src+bytes) to dest on pe (dest in region dr). The source must be in a
 // registered region unless it fits inline.
 template <class S>
-MORI_DEVICE_NOINLINE void rdmaPut(const GpuStates& s, const Region& dr, void* dest, const void* src, size_t bytes,
-                                  int pe, int qp, bool blocking) {
+MORI_LIB_NOINLINE void rdmaPut(const GpuStates& s, const Region& dr, void* dest, const void* src, size_t bytes, int pe,
+                               int qp, bool blocking) {
   if (bytes == 0) return;
   const rdma::EndpointDevice& ep = endpointFor(s, pe, qp);
   const uint64_t raddr = remoteAddress(dr, pe, dest);
@@ -96,8 +97,8 @@ MORI_DEVICE_NOINLINE void rdmaPut(const GpuStates& s, const Region& dr, void* de
 
 // RDMA READ of src (in region sr) on pe into the local, registered buffer dest.
 template <class S>
-MORI_DEVICE_NOINLINE void rdmaGet(const GpuStates& s, const Region& sr, void* dest, const void* src, size_t bytes,
-                                  int pe, int qp, bool blocking) {
+MORI_LIB_NOINLINE void rdmaGet(const GpuStates& s, const Region& sr, void* dest, const void* src, size_t bytes, int pe,
+                               int qp, bool blocking) {
   if (bytes == 0) return;
   const rdma::EndpointDevice& ep = endpointFor(s, pe, qp);
   const uint64_t raddr = remoteAddress(sr, pe, src);
@@ -120,8 +121,8 @@ MORI_DEVICE_NOINLINE void rdmaGet(const GpuStates& s, const Region& sr, void* de
 }
 
 // Inline RDMA WRITE of one value: its low `bytes` bytes (the small-value put).
-inline MORI_DEVICE_NOINLINE void rdmaP(const GpuStates& s, const Region& r, void* dest, uint64_t value, uint32_t bytes,
-                                       int pe, int qp) {
+inline MORI_LIB_NOINLINE void rdmaP(const GpuStates& s, const Region& r, void* dest, uint64_t value, uint32_t bytes,
+                                    int pe, int qp) {
   const rdma::EndpointDevice& ep = endpointFor(s, pe, qp);
   rdma::WqeDesc d = makeDesc(rdma::WqeOp::WriteInline, bytes, 0, 0, remoteAddress(r, pe, dest), r.peers[pe].rkey);
   d.inlineData = &value;
@@ -129,8 +130,8 @@ inline MORI_DEVICE_NOINLINE void rdmaP(const GpuStates& s, const Region& r, void
 }
 
 // Scalar RDMA READ of `bytes` (at most 8) through the endpoint's result word.
-inline MORI_DEVICE_NOINLINE uint64_t rdmaG(const GpuStates& s, const Region& r, const void* src, uint32_t bytes, int pe,
-                                           int qp) {
+inline MORI_LIB_NOINLINE uint64_t rdmaG(const GpuStates& s, const Region& r, const void* src, uint32_t bytes, int pe,
+                                        int qp) {
   const rdma::EndpointDevice& ep = endpointFor(s, pe, qp);
   const rdma::WqeDesc d = makeDesc(rdma::WqeOp::Read, bytes, 0, 0, remoteAddress(r, pe, src), r.peers[pe].rkey);
   const uint64_t bits = rdma::withProvider(ep.provider, [&](auto provider) {
@@ -162,8 +163,8 @@ MORI_DEVICE_INLINE uint64_t nicAtomic(const GpuStates& s, const rdma::EndpointDe
 }
 
 template <typename T>
-MORI_DEVICE_NOINLINE T rdmaAmo(const GpuStates& s, const Region& r, Amo op, T* dest, T value, T cond, int pe, int qp,
-                               bool fetch) {
+MORI_LIB_NOINLINE T rdmaAmo(const GpuStates& s, const Region& r, Amo op, T* dest, T value, T cond, int pe, int qp,
+                            bool fetch) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomics are 4 or 8 bytes");
   using U = uint64_t;
   const rdma::EndpointDevice& ep = endpointFor(s, pe, qp);
@@ -215,21 +216,24 @@ MORI_DEVICE_NOINLINE T rdmaAmo(const GpuStates& s, const Region& r, Amo op, T* d
 }
 
 // Signal update: SET is an inline 8-byte WRITE (ordered after earlier WRITEs on the QP), ADD a
-// NIC fetch-add whose result is discarded.
-inline MORI_DEVICE_NOINLINE void rdmaSignal(const GpuStates& s, const Region& r, uint64_t* sig, uint64_t value,
-                                            SignalOp op, int pe, int qp) {
-  if (op == SignalOp::Set) {
-    rdmaP(s, r, sig, value, sizeof(uint64_t), pe, qp);
-  } else {
-    const rdma::EndpointDevice& ep = endpointFor(s, pe, qp);
-    rdma::withProvider(ep.provider, [&](auto provider) {
-      nicAtomic<decltype(provider)>(s, ep, rdma::WqeOp::AtomicFetchAdd, 8, remoteAddress(r, pe, sig), r.peers[pe].rkey,
-                                    value, 0, false);
-    });
-  }
+// NIC fetch-add whose result is discarded. rdmaSignal only chooses between two calls: with the
+// fetch-add's posting in its own frame, above its call of rdmaP, a kernel's deepest chain of
+// frames (its scratch) held both postings' frames.
+inline MORI_LIB_NOINLINE void rdmaSignalAdd(const GpuStates& s, const Region& r, uint64_t* sig, uint64_t value, int pe,
+                                            int qp) {
+  const rdma::EndpointDevice& ep = endpointFor(s, pe, qp);
+  rdma::withProvider(ep.provider, [&](auto provider) {
+    nicAtomic<decltype(provider)>(s, ep, rdma::WqeOp::AtomicFetchAdd, 8, remoteAddress(r, pe, sig), r.peers[pe].rkey,
+                                  value, 0, false);
+  });
+}
+inline MORI_LIB_NOINLINE void rdmaSignal(const GpuStates& s, const Region& r, uint64_t* sig, uint64_t value,
+                                         SignalOp op, int pe, int qp) {
+  if (op == SignalOp::Set) return rdmaP(s, r, sig, value, sizeof(uint64_t), pe, qp);
+  rdmaSignalAdd(s, r, sig, value, pe, qp);
 }
 
-inline MORI_DEVICE_NOINLINE void rdmaQuietEndpoint(const GpuStates& s, const rdma::EndpointDevice& ep) {
+inline MORI_LIB_NOINLINE void rdmaQuietEndpoint(const GpuStates& s, const rdma::EndpointDevice& ep) {
   rdma::withProvider(ep.provider, [&](auto provider) { rdma::quietEndpoint<decltype(provider)>(s, ep); });
 }
 

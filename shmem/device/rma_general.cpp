@@ -40,20 +40,20 @@ MORI_DEVICE_INLINE void getEngine(void* dest, const void* src, size_t bytes, int
 using namespace mori::shmem;
 using namespace mori::shmem::impl;
 
-#define MORI_SHMEMI_RMA_GENERAL(SC, S)                                                                            \
-  extern "C" __device__ __noinline__ void mori_shmemi_put_##SC(void* dest, const void* src, size_t bytes, int pe, \
-                                                               int qp, int blocking) {                            \
-    putEngine<S>(dest, src, bytes, pe, qp, blocking != 0);                                                        \
-  }                                                                                                               \
-  extern "C" __device__ __noinline__ void mori_shmemi_get_##SC(void* dest, const void* src, size_t bytes, int pe, \
-                                                               int qp, int blocking) {                            \
-    getEngine<S>(dest, src, bytes, pe, qp, blocking != 0);                                                        \
+#define MORI_SHMEMI_RMA_GENERAL(SC, S)                                                                              \
+  extern "C" MORI_LIB_NOINLINE void mori_shmemi_put_##SC(void* dest, const void* src, size_t bytes, int pe, int qp, \
+                                                         int blocking) {                                            \
+    putEngine<S>(dest, src, bytes, pe, qp, blocking != 0);                                                          \
+  }                                                                                                                 \
+  extern "C" MORI_LIB_NOINLINE void mori_shmemi_get_##SC(void* dest, const void* src, size_t bytes, int pe, int qp, \
+                                                         int blocking) {                                            \
+    getEngine<S>(dest, src, bytes, pe, qp, blocking != 0);                                                          \
   }
 MORI_SHMEMI_RMA_GENERAL(thread, ThreadScope)
 MORI_SHMEMI_RMA_GENERAL(warp, WarpScope)
 MORI_SHMEMI_RMA_GENERAL(block, BlockScope)
 
-extern "C" __device__ __noinline__ void* mori_shmemi_p2p_window(const void* addr, size_t bytes, int pe) {
+extern "C" MORI_LIB_NOINLINE void* mori_shmemi_p2p_window(const void* addr, size_t bytes, int pe) {
   const GpuStates& s = libStates();
   checkPe(s, pe);
   const Region& r = regionOf(s, addr, bytes, pe);

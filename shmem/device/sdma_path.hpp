@@ -16,6 +16,7 @@
 
 #include "mori/shmem/impl/operations.hpp"
 #include "mori/transport/sdma/sdma_ops.hpp"
+#include "shmem/device/general_path.hpp"
 
 #if MORI_GPU_COMPILER
 namespace mori::shmem::impl {
@@ -24,24 +25,24 @@ MORI_DEVICE_INLINE bool sdmaTakes(const GpuStates& s, size_t bytes) { return byt
 
 // Blocking forms wait for the peer's queues: the source may be reused on return.
 template <class S>
-MORI_DEVICE_NOINLINE void sdmaPut(const GpuStates& s, const Region& dr, void* dest, const void* src, size_t bytes,
-                                  int pe, bool blocking) {
+MORI_LIB_NOINLINE void sdmaPut(const GpuStates& s, const Region& dr, void* dest, const void* src, size_t bytes, int pe,
+                               bool blocking) {
   const sdma::SdmaPeerDevice& p = s.sdmaPeers[pe];
   sdma::put<S>(p, p2pAddress(s, dr, pe, dest), src, bytes);
   if (blocking) sdma::quiet<S>(p);
 }
 
 template <class S>
-MORI_DEVICE_NOINLINE void sdmaGet(const GpuStates& s, const Region& sr, void* dest, const void* src, size_t bytes,
-                                  int pe) {
+MORI_LIB_NOINLINE void sdmaGet(const GpuStates& s, const Region& sr, void* dest, const void* src, size_t bytes,
+                               int pe) {
   sdma::get<S>(s.sdmaPeers[pe], dest, p2pAddress(s, sr, pe, src), bytes);
 }
 
 // A signal to an SDMA peer, from one thread: unordered (signal_op), or ordered with nothing
 // outstanding on the peer's queues, a P2P atomic; ordered behind copies still in the engines,
 // the engine applies it after them (sdma::signalAfterCopies).
-inline MORI_DEVICE_NOINLINE void sdmaSignal(const GpuStates& s, uint64_t* remote, uint64_t value, SignalOp op, int pe,
-                                            bool ordered) {
+inline MORI_LIB_NOINLINE void sdmaSignal(const GpuStates& s, uint64_t* remote, uint64_t value, SignalOp op, int pe,
+                                         bool ordered) {
   const sdma::SdmaPeerDevice& p = s.sdmaPeers[pe];
   if (!ordered || sdma::idle(p)) return p2pSignal(remote, value, op, ordered);
   sdma::signalAfterCopies(p, remote, value, op == SignalOp::Set ? sdma::AtomicOp::Swap64 : sdma::AtomicOp::Add64);

@@ -22,19 +22,19 @@ MORI_DEVICE_INLINE void quietEndpoints(const GpuStates& s, uint32_t rank, uint32
 }  // namespace mori::shmem::impl
 
 // The RDMA endpoints and the SDMA queues.
-extern "C" __device__ __noinline__ void mori_shmemi_quiet_rdma_thread(void) {
+extern "C" MORI_LIB_NOINLINE void mori_shmemi_quiet_rdma_thread(void) {
   const GpuStates& s = libStates();
   quietEndpoints(s, 0, 1);
   sdmaQuietAll<ThreadScope>(s);
 }
 
-extern "C" __device__ __noinline__ void mori_shmemi_quiet_rdma_block(void) {
+extern "C" MORI_LIB_NOINLINE void mori_shmemi_quiet_rdma_block(void) {
   const GpuStates& s = libStates();
   quietEndpoints(s, static_cast<uint32_t>(BlockScope::rank()), static_cast<uint32_t>(BlockScope::size()));
   sdmaQuietAll<BlockScope>(s);
 }
 
-extern "C" __device__ __noinline__ void mori_shmemi_quiet_pe_rdma(int pe, int qp) {
+extern "C" MORI_LIB_NOINLINE void mori_shmemi_quiet_pe_rdma(int pe, int qp) {
   const GpuStates& s = libStates();
   checkPe(s, pe);
   if (transportTo(s, pe) == Transport::Sdma) return sdmaQuietPe(s, pe);
@@ -47,7 +47,7 @@ extern "C" __device__ __noinline__ void mori_shmemi_quiet_pe_rdma(int pe, int qp
 // it arrived and waits for PE (me - 2^k) mod n. Each flag has exactly one writer per barrier and
 // holds the barrier's epoch, so a writer that runs ahead only raises it: no reset, no central
 // PE, no PE limit.
-extern "C" __device__ __noinline__ void mori_shmemi_sync_all_rounds(void) {
+extern "C" MORI_LIB_NOINLINE void mori_shmemi_sync_all_rounds(void) {
   const GpuStates& s = libStates();
   const uint64_t epoch = *s.barrierEpoch + 1;
   *s.barrierEpoch = epoch;
@@ -67,7 +67,7 @@ extern "C" __device__ __noinline__ void mori_shmemi_sync_all_rounds(void) {
   }
 }
 
-extern "C" __device__ __noinline__ const Region* mori_shmemi_find_region(uint64_t addr) {
+extern "C" MORI_LIB_NOINLINE const Region* mori_shmemi_find_region(uint64_t addr) {
   const GpuStates& s = libStates();
   const uint32_t n = mori::gpu::atomicLoad<mori::gpu::Order::Acquire, mori::gpu::Scope::Agent>(s.numRegions);
   for (uint32_t i = 1; i < n; ++i) {
