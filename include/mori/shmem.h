@@ -213,6 +213,23 @@ int mori_shmem_signal_wait_until_on_stream(uint64_t* sig_addr, int cmp, uint64_t
  * MORI_SHMEM_ERROR_INVALID_USAGE when not initialised. NULL is freed by every PE or none. */
 int mori_shmem_free_status(void* ptr);
 
+/* ---- JIT-loaded GPU modules (Triton: docs/TRITON.md) ------------------------------------ */
+/* A module that links the device library's bitcode (lib/mori_shmem_device_<arch>.bc) defines
+ * its own device state; binding copies the runtime's into it. Callable before and after
+ * mori_shmem_init (before: bound when init runs) and while a stream is being captured;
+ * idempotent. INVALID_USAGE when the handle is NULL, the module defines no device state (does not
+ * link the library) or one of another device ABI; SYSTEM when the GPU runtime fails. */
+typedef enum mori_shmem_module_kind {
+  MORI_SHMEM_MODULE = 0, /* CUmodule (NVIDIA), hipModule_t (AMD) */
+  MORI_SHMEM_LIBRARY = 1 /* CUlibrary (NVIDIA) */
+} mori_shmem_module_kind_t;
+int mori_shmem_module_init(void* module); /* a MORI_SHMEM_MODULE */
+int mori_shmem_module_init_kind(void* handle, int kind);
+/* 1 when the module defines the device state, 0 when not, negative on failure; binds nothing. */
+int mori_shmem_module_uses_device_api(void* handle, int kind);
+/* Forgets a module before it is unloaded (INVALID_USAGE when it was never initialised). */
+int mori_shmem_module_finalize(void* handle, int kind);
+
 #ifdef __cplusplus
 }
 #endif

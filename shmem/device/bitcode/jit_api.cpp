@@ -29,36 +29,34 @@ MORI_JIT int32_t mori_shmem_jit_thread_rank(void) { return mori::shmem::impl::Bl
 MORI_JIT int32_t mori_shmem_jit_block_size(void) { return mori::shmem::impl::BlockScope::size(); }
 
 // ---- contiguous RMA --------------------------------------------------------------------------------
-#define MORI_JIT_RMA(SC)                                                                                    \
-  MORI_JIT int32_t mori_shmem_jit_putmem_nbi_##SC(uint64_t dest, uint64_t src, uint64_t bytes, int32_t pe) { \
-    mori_shmem_putmem_nbi_##SC(MORI_JIT_ADDR(void*, dest), MORI_JIT_ADDR(const void*, src), bytes, pe);     \
-    return 0;                                                                                               \
-  }                                                                                                         \
-  MORI_JIT int32_t mori_shmem_jit_putmem_##SC(uint64_t dest, uint64_t src, uint64_t bytes, int32_t pe) {     \
-    mori_shmem_putmem_##SC(MORI_JIT_ADDR(void*, dest), MORI_JIT_ADDR(const void*, src), bytes, pe);         \
-    return 0;                                                                                               \
-  }                                                                                                         \
-  MORI_JIT int32_t mori_shmem_jit_getmem_nbi_##SC(uint64_t dest, uint64_t src, uint64_t bytes, int32_t pe) { \
-    mori_shmem_getmem_nbi_##SC(MORI_JIT_ADDR(void*, dest), MORI_JIT_ADDR(const void*, src), bytes, pe);     \
-    return 0;                                                                                               \
-  }                                                                                                         \
-  MORI_JIT int32_t mori_shmem_jit_getmem_##SC(uint64_t dest, uint64_t src, uint64_t bytes, int32_t pe) {     \
-    mori_shmem_getmem_##SC(MORI_JIT_ADDR(void*, dest), MORI_JIT_ADDR(const void*, src), bytes, pe);         \
-    return 0;                                                                                               \
-  }                                                                                                         \
-  MORI_JIT int32_t mori_shmem_jit_putmem_signal_nbi_##SC(uint64_t dest, uint64_t src, uint64_t bytes,        \
-                                                         uint64_t sig, uint64_t signal, int32_t sig_op,     \
-                                                         int32_t pe) {                                      \
-    mori_shmem_putmem_signal_nbi_##SC(MORI_JIT_ADDR(void*, dest), MORI_JIT_ADDR(const void*, src), bytes,   \
-                                      MORI_JIT_ADDR(uint64_t*, sig), signal, sig_op, pe);                   \
-    return 0;                                                                                               \
-  }                                                                                                         \
-  MORI_JIT int32_t mori_shmem_jit_putmem_signal_##SC(uint64_t dest, uint64_t src, uint64_t bytes,            \
-                                                     uint64_t sig, uint64_t signal, int32_t sig_op,         \
-                                                     int32_t pe) {                                          \
-    mori_shmem_putmem_signal_##SC(MORI_JIT_ADDR(void*, dest), MORI_JIT_ADDR(const void*, src), bytes,       \
-                                  MORI_JIT_ADDR(uint64_t*, sig), signal, sig_op, pe);                       \
-    return 0;                                                                                               \
+#define MORI_JIT_RMA(SC)                                                                                            \
+  MORI_JIT int32_t mori_shmem_jit_putmem_nbi_##SC(uint64_t dest, uint64_t src, uint64_t bytes, int32_t pe) {        \
+    mori_shmem_putmem_nbi_##SC(MORI_JIT_ADDR(void*, dest), MORI_JIT_ADDR(const void*, src), bytes, pe);             \
+    return 0;                                                                                                       \
+  }                                                                                                                 \
+  MORI_JIT int32_t mori_shmem_jit_putmem_##SC(uint64_t dest, uint64_t src, uint64_t bytes, int32_t pe) {            \
+    mori_shmem_putmem_##SC(MORI_JIT_ADDR(void*, dest), MORI_JIT_ADDR(const void*, src), bytes, pe);                 \
+    return 0;                                                                                                       \
+  }                                                                                                                 \
+  MORI_JIT int32_t mori_shmem_jit_getmem_nbi_##SC(uint64_t dest, uint64_t src, uint64_t bytes, int32_t pe) {        \
+    mori_shmem_getmem_nbi_##SC(MORI_JIT_ADDR(void*, dest), MORI_JIT_ADDR(const void*, src), bytes, pe);             \
+    return 0;                                                                                                       \
+  }                                                                                                                 \
+  MORI_JIT int32_t mori_shmem_jit_getmem_##SC(uint64_t dest, uint64_t src, uint64_t bytes, int32_t pe) {            \
+    mori_shmem_getmem_##SC(MORI_JIT_ADDR(void*, dest), MORI_JIT_ADDR(const void*, src), bytes, pe);                 \
+    return 0;                                                                                                       \
+  }                                                                                                                 \
+  MORI_JIT int32_t mori_shmem_jit_putmem_signal_nbi_##SC(uint64_t dest, uint64_t src, uint64_t bytes, uint64_t sig, \
+                                                         uint64_t signal, int32_t sig_op, int32_t pe) {             \
+    mori_shmem_putmem_signal_nbi_##SC(MORI_JIT_ADDR(void*, dest), MORI_JIT_ADDR(const void*, src), bytes,           \
+                                      MORI_JIT_ADDR(uint64_t*, sig), signal, sig_op, pe);                           \
+    return 0;                                                                                                       \
+  }                                                                                                                 \
+  MORI_JIT int32_t mori_shmem_jit_putmem_signal_##SC(uint64_t dest, uint64_t src, uint64_t bytes, uint64_t sig,     \
+                                                     uint64_t signal, int32_t sig_op, int32_t pe) {                 \
+    mori_shmem_putmem_signal_##SC(MORI_JIT_ADDR(void*, dest), MORI_JIT_ADDR(const void*, src), bytes,               \
+                                  MORI_JIT_ADDR(uint64_t*, sig), signal, sig_op, pe);                               \
+    return 0;                                                                                                       \
   }
 MORI_JIT_RMA(thread)
 MORI_JIT_RMA(warp)
@@ -66,13 +64,13 @@ MORI_JIT_RMA(block)
 #undef MORI_JIT_RMA
 
 // ---- single elements: p / g ------------------------------------------------------------------------
-#define MORI_JIT_PG(NAME, T)                                                                \
-  MORI_JIT int32_t mori_shmem_jit_##NAME##_p(uint64_t dest, T value, int32_t pe) {          \
-    mori_shmem_##NAME##_p(MORI_JIT_ADDR(T*, dest), value, pe);                              \
-    return 0;                                                                               \
-  }                                                                                         \
-  MORI_JIT T mori_shmem_jit_##NAME##_g(uint64_t src, int32_t pe) {                          \
-    return mori_shmem_##NAME##_g(MORI_JIT_ADDR(const T*, src), pe);                         \
+#define MORI_JIT_PG(NAME, T)                                                       \
+  MORI_JIT int32_t mori_shmem_jit_##NAME##_p(uint64_t dest, T value, int32_t pe) { \
+    mori_shmem_##NAME##_p(MORI_JIT_ADDR(T*, dest), value, pe);                     \
+    return 0;                                                                      \
+  }                                                                                \
+  MORI_JIT T mori_shmem_jit_##NAME##_g(uint64_t src, int32_t pe) {                 \
+    return mori_shmem_##NAME##_g(MORI_JIT_ADDR(const T*, src), pe);                \
   }
 MORI_JIT_PG(int32, int32_t)
 MORI_JIT_PG(int64, int64_t)
@@ -81,30 +79,30 @@ MORI_JIT_PG(double, double)
 #undef MORI_JIT_PG
 
 // ---- atomics (int32, int64; unsigned callers pass the same bits) ----------------------------------
-#define MORI_JIT_AMO(NAME, T)                                                                            \
-  MORI_JIT T mori_shmem_jit_##NAME##_atomic_fetch_add(uint64_t dest, T value, int32_t pe) {              \
-    return mori_shmem_##NAME##_atomic_fetch_add(MORI_JIT_ADDR(T*, dest), value, pe);                     \
-  }                                                                                                      \
-  MORI_JIT int32_t mori_shmem_jit_##NAME##_atomic_add(uint64_t dest, T value, int32_t pe) {              \
-    mori_shmem_##NAME##_atomic_add(MORI_JIT_ADDR(T*, dest), value, pe);                                  \
-    return 0;                                                                                            \
-  }                                                                                                      \
-  MORI_JIT T mori_shmem_jit_##NAME##_atomic_compare_swap(uint64_t dest, T cond, T value, int32_t pe) {   \
-    return mori_shmem_##NAME##_atomic_compare_swap(MORI_JIT_ADDR(T*, dest), cond, value, pe);            \
-  }                                                                                                      \
-  MORI_JIT T mori_shmem_jit_##NAME##_atomic_swap(uint64_t dest, T value, int32_t pe) {                   \
-    return mori_shmem_##NAME##_atomic_swap(MORI_JIT_ADDR(T*, dest), value, pe);                          \
-  }                                                                                                      \
-  MORI_JIT T mori_shmem_jit_##NAME##_atomic_fetch(uint64_t src, int32_t pe) {                            \
-    return mori_shmem_##NAME##_atomic_fetch(MORI_JIT_ADDR(const T*, src), pe);                           \
-  }                                                                                                      \
-  MORI_JIT int32_t mori_shmem_jit_##NAME##_atomic_set(uint64_t dest, T value, int32_t pe) {              \
-    mori_shmem_##NAME##_atomic_set(MORI_JIT_ADDR(T*, dest), value, pe);                                  \
-    return 0;                                                                                            \
-  }                                                                                                      \
-  MORI_JIT int32_t mori_shmem_jit_##NAME##_wait_until(uint64_t ivar, int32_t cmp, T value) {             \
-    mori_shmem_##NAME##_wait_until(MORI_JIT_ADDR(T*, ivar), cmp, value);                                 \
-    return 0;                                                                                            \
+#define MORI_JIT_AMO(NAME, T)                                                                          \
+  MORI_JIT T mori_shmem_jit_##NAME##_atomic_fetch_add(uint64_t dest, T value, int32_t pe) {            \
+    return mori_shmem_##NAME##_atomic_fetch_add(MORI_JIT_ADDR(T*, dest), value, pe);                   \
+  }                                                                                                    \
+  MORI_JIT int32_t mori_shmem_jit_##NAME##_atomic_add(uint64_t dest, T value, int32_t pe) {            \
+    mori_shmem_##NAME##_atomic_add(MORI_JIT_ADDR(T*, dest), value, pe);                                \
+    return 0;                                                                                          \
+  }                                                                                                    \
+  MORI_JIT T mori_shmem_jit_##NAME##_atomic_compare_swap(uint64_t dest, T cond, T value, int32_t pe) { \
+    return mori_shmem_##NAME##_atomic_compare_swap(MORI_JIT_ADDR(T*, dest), cond, value, pe);          \
+  }                                                                                                    \
+  MORI_JIT T mori_shmem_jit_##NAME##_atomic_swap(uint64_t dest, T value, int32_t pe) {                 \
+    return mori_shmem_##NAME##_atomic_swap(MORI_JIT_ADDR(T*, dest), value, pe);                        \
+  }                                                                                                    \
+  MORI_JIT T mori_shmem_jit_##NAME##_atomic_fetch(uint64_t src, int32_t pe) {                          \
+    return mori_shmem_##NAME##_atomic_fetch(MORI_JIT_ADDR(const T*, src), pe);                         \
+  }                                                                                                    \
+  MORI_JIT int32_t mori_shmem_jit_##NAME##_atomic_set(uint64_t dest, T value, int32_t pe) {            \
+    mori_shmem_##NAME##_atomic_set(MORI_JIT_ADDR(T*, dest), value, pe);                                \
+    return 0;                                                                                          \
+  }                                                                                                    \
+  MORI_JIT int32_t mori_shmem_jit_##NAME##_wait_until(uint64_t ivar, int32_t cmp, T value) {           \
+    mori_shmem_##NAME##_wait_until(MORI_JIT_ADDR(T*, ivar), cmp, value);                               \
+    return 0;                                                                                          \
   }
 MORI_JIT_AMO(int32, int32_t)
 MORI_JIT_AMO(int64, int64_t)

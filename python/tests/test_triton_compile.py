@@ -1,0 +1,148 @@
+"""mori_shmem.triton without a GPU: Triton compiles kernels that call every extern function and
+links the device library's bitcode (triton.compile for a GPUTarget, no driver needed).
+
+    MORI_SHMEM_BITCODE_DIR=<build>/lib python -m pytest -q python/tests/test_triton_compile.py
+
+Checks, per architecture whose bitcode exists (sm90; gfx942, gfx90a): every call resolves (the
+kernel compiles to a cubin / hsaco), the module defines mori_shmem_device_states (what
+mori_shmem_module_init binds) with one size for every kernel, and a kernel that calls the API
+without the bitcode does not compile. Skipped with the reason without triton or without bitcode.
+The package's extension (_C) is not needed: only mori_shmem/triton.py and _paths.py are loaded.
+"""
+
+import importlib.util
+import os
+import re
+import sys
+import types
+
+import pytest
+
+triton = pytest.importorskip("triton", reason="triton is not importable")
+import triton.language as tl  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+from triton.compiler import ASTSource  # noqa: E402
+
+_PKG = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "mori_shmem")
+
+
+def _load_triton_module():
+    if "mori_shmem" not in sys.modules:
+        pkg = types.ModuleType("mori_shmem")
+        pkg.__path__ = [_PKG]
+        sys.modules["mori_shmem"] = pkg
+    spec = importlib.util.spec_from_file_location("mori_shmem.triton", os.path.join(_PKG, "triton.py"))
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["mori_shmem.triton"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+mst = _load_triton_module()
+
+TARGETS = {"sm90": GPUTarget("cuda", 90, 32), "gfx942": GPUTarget("hip", "gfx942", 64),
+           "gfx90a": GPUTarget("hip", "gfx90a", 64)}
+
+
+def _bitcode(arch):
+    try:
+        return mst.bitcode_path(arch)
+    except FileNotFoundError as e:
+        pytest.skip(str(e))
+
+
+@triton.jit
+def every_call(buf, sig, ivar, out, nbytes, pe, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    me = mst.my_pe() + mst.n_pes() + mst.block_size()
+    addr = mst.ptr(buf, pe)
+    tl.store(out, me + addr.to(tl.int32))
+    mst.putmem_thread(buf, buf, nbytes, pe)
+    mst.putmem_warp(buf, buf, nbytes, pe)
+    mst.putmem_block(buf, buf, nbytes, pe)
+    mst.putmem_nbi_thread(buf, buf, nbytes, pe)
+    mst.putmem_nbi_warp(buf, buf, nbytes, pe)
+    mst.putmem_nbi_block(buf, buf, nbytes, pe)
+    mst.getmem_thread(buf, buf, nbytes, pe)
+    mst.getmem_warp(buf, buf, nbytes, pe)
+    mst.getmem_block(buf, buf, nbytes, pe)
+    mst.getmem_nbi_thread(buf, buf, nbytes, pe)
+    mst.getmem_nbi_warp(buf, buf, nbytes, pe)
+    mst.getmem_nbi_block(buf, buf, nbytes, pe)
+    mst.putmem_signal_thread(buf, buf, nbytes, sig, 1, 0, pe)
+    mst.putmem_signal_warp(buf, buf, nbytes, sig, 1, 0, pe)
+    mst.putmem_signal_block(buf, buf, nbytes, sig, 1, 1, pe)
+    mst.putmem_signal_nbi_thread(buf, buf, nbytes, sig, 1, 0, pe)
+    mst.putmem_signal_nbi_warp(buf, buf, nbytes, sig, 1, 0, pe)
+    mst.putmem_signal_nbi_block(buf, buf, nbytes, sig, 1, 1, pe)
+    mst.int32_p(ivar + offs, offs, pe)
+    mst.int64_p(ivar + offs, offs.to(tl.int64), pe)
+    mst.float_p(ivar + offs, offs.to(tl.float32), pe)
+    mst.double_p(ivar + offs, offs.to(tl.float64), pe)
+    a = mst.int32_g(ivar + offs, pe) + mst.int64_g(ivar + offs, pe).to(tl.int32)
+    a += mst.float_g(ivar + offs, pe).to(tl.int32) + mst.double_g(ivar + offs, pe).to(tl.int32)
+    a += mst.int32_atomic_fetch_add(ivar + offs, 1, pe) + mst.int32_atomic_compare_swap(ivar, 0, 1, pe)
+    a += mst.int32_atomic_swap(ivar, 2, pe) + mst.int32_atomic_fetch(ivar, pe)
+    mst.int32_atomic_add(ivar, 1, pe)
+    mst.int32_atomic_set(ivar, 1, pe)
+    mst.int32_wait_until(ivar, 0, 1)
+    b = mst.int64_atomic_fetch_add(ivar + offs, 1, pe) + mst.int64_atomic_compare_swap(ivar, 0, 1, pe)
+    b += mst.int64_atomic_swap(ivar, 2, pe) + mst.int64_atomic_fetch(ivar, pe)
+    mst.int64_atomic_add(ivar, 1, pe)
+    mst.int64_atomic_set(ivar, 1, pe)
+    mst.int64_wait_until(ivar, 0, 1)
+    mst.signal_op(sig, 1, 1, pe)
+    c = mst.signal_wait_until(sig, 3, 1) + mst.signal_fetch(sig)
+    if mst.thread_rank() == 0:
+        mst.quiet()
+        mst.fence()
+    mst.sync_block()
+    mst.quiet_block()
+    mst.barrier_all_block()
+    mst.sync_all_block()
+    if mst.thread_rank() == 0:
+        mst.barrier_all_thread()
+    tl.store(out + 1 + offs, a + b.to(tl.int32) + c.to(tl.int32))
+
+
+@triton.jit
+def one_call(out):
+    tl.store(out, mst.my_pe())
+
+
+SIG = {"buf": "*i8", "sig": "*u64", "ivar": "*i32", "out": "*i32", "nbytes": "i64", "pe": "i32"}
+
+
+def _compile(fn, signature, arch, libs, constexprs=None):
+    src = ASTSource(fn=fn, signature=signature, constexprs=constexprs or {})
+    return triton.compile(src, target=TARGETS[arch], options={"extern_libs": libs, "num_warps": 4})
+
+
+def _state_decl(kernel, arch):
+    if arch.startswith("sm"):
+        m = re.search(r"\.visible \.const \.align \d+ \.b8 mori_shmem_device_states\[(\d+)\]", kernel.asm["ptx"])
+        return int(m.group(1)) if m else None
+    m = re.search(r"mori_shmem_device_states, (\d+)", kernel.asm["amdgcn"])  # .size directive
+    return int(m.group(1)) if m else None
+
+
+@pytest.mark.parametrize("arch", sorted(TARGETS))
+def test_every_call_links(arch):
+    libs = (("mori_shmem", _bitcode(arch)), )
+    k = _compile(every_call, dict(SIG), arch, libs, constexprs={"BLOCK": 256})
+    binary = k.asm.get("cubin") or k.asm.get("hsaco")
+    assert binary and len(binary) > 0
+    size = _state_decl(k, arch)
+    assert size, f"{arch}: the kernel does not define mori_shmem_device_states"
+    small = _compile(one_call, {"out": "*i32"}, arch, libs)
+    assert _state_decl(small, arch) == size, f"{arch}: kernels disagree on the device state's size"
+    if arch.startswith("sm"):
+        unresolved = re.findall(r"\.extern \.func[^;]*?(mori_\w+)", k.asm["ptx"])
+        assert not unresolved, f"{arch}: unresolved device library calls: {unresolved}"
+
+
+@pytest.mark.parametrize("arch", ["sm90"])
+def test_without_bitcode_does_not_compile(arch):
+    _bitcode(arch)
+    with pytest.raises(Exception):
+        _compile(one_call, {"out": "*i32"}, arch, ())
