@@ -235,6 +235,10 @@ def zeros(shape, dtype=None):
 def _allocation_of(t, call):
     ref = _state.live.get(t.data_ptr())
     alloc = ref() if ref is not None else None
+    if alloc is None and t.numel() == 0:
+        # torch reports data_ptr 0 for a tensor without elements: find it by identity instead.
+        alloc = next((a for a in (r() for r in _state.live.values())
+                      if a is not None and a.tensor is not None and a.tensor() is t), None)
     if alloc is None:
         raise ValueError(f"mori_shmem.{call}: the tensor (data_ptr {t.data_ptr():#x}) is not a live tensor from "
                          "mori_shmem.empty()/zeros() (pass the tensor empty() returned, not a view into it)")
