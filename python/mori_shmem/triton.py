@@ -1,7 +1,6 @@
 """mori-shmem device calls from Triton kernels (docs/TRITON.md).
 
     import triton, triton.language as tl
-    import mori_shmem as ms
     import mori_shmem.triton as mst
 
     mst.enable()                                   # bind every Triton kernel after it loads
@@ -10,8 +9,8 @@
     def ring(dst, src, sig, nbytes):
         pe = mst.my_pe()
         peer = (pe + 1) % mst.n_pes()
-        mst.putmem_signal_nbi_block(dst, src, nbytes, sig, 1, ms.SIGNAL_ADD, peer)
-        mst.signal_wait_until(sig, ms.CMP_GE, 1)
+        mst.putmem_signal_nbi_block(dst, src, nbytes, sig, 1, mst.SIGNAL_ADD, peer)
+        mst.signal_wait_until(sig, mst.CMP_GE, 1)
 
     ring[(1,)](dst, src, sig, nbytes, extern_libs=mst.extern_libs())
 
@@ -40,6 +39,16 @@ _I64 = tl.int64
 _U64 = tl.uint64
 _F32 = tl.float32
 _F64 = tl.float64
+
+# Operation codes as Triton constants (a kernel may read only constexpr globals).
+SIGNAL_SET = tl.constexpr(0)
+SIGNAL_ADD = tl.constexpr(1)
+CMP_EQ = tl.constexpr(0)
+CMP_NE = tl.constexpr(1)
+CMP_GT = tl.constexpr(2)
+CMP_GE = tl.constexpr(3)
+CMP_LT = tl.constexpr(4)
+CMP_LE = tl.constexpr(5)
 
 # ---- the device library's bitcode -----------------------------------------------------------------
 

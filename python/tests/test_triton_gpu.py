@@ -48,8 +48,8 @@ def ring_kernel(dst, src, sig, chunk, nbytes, peer, rounds):
     p = tl.program_id(0)
     start = p * chunk
     n = tl.minimum(chunk, nbytes - start)
-    mst.putmem_signal_nbi_block(dst + start, src + start, n, sig, 1, 1, peer)  # SIGNAL_ADD
-    mst.signal_wait_until(sig, 3, rounds)  # CMP_GE: every chunk from the left PE has arrived
+    mst.putmem_signal_nbi_block(dst + start, src + start, n, sig, 1, mst.SIGNAL_ADD, peer)
+    mst.signal_wait_until(sig, mst.CMP_GE, rounds)  # every chunk from the left PE has arrived
 
 
 @triton.jit

@@ -1,0 +1,146 @@
+"""Triton kernels calling the device API, shaped like mori-shmem-perf's shmem_put_bw and
+shmem_put_latency so that the figures compare with the C++ device API's (tools/perf/bench_rma.cpp):
+
+    torchrun --nproc-per-node 2 python/benchmarks/bench_triton.py --out triton.json
+    mpirun -np 2 <build>/tools/perf/mori-shmem-perf shmem_put_bw -s block -c 132 -t 1024 -b 64M -e 1G --json put.json
+    mpirun -np 2 <build>/tools/perf/mori-shmem-perf shmem_put_latency -s thread -b 8 -e 8 --json lat.json
+
+Bandwidth: PE 0 runs a grid of --ctas programs of --warps warps; each puts its share of <size>
+bytes to PE 1 per iteration with putmem_nbi_block, one quiet_block per program ends the kernel;
+GB/s = size * iters / time (CUDA events), best of --reps. Latency: one program; its thread 0 runs
+putmem_nbi_thread(8 B) + quiet per iteration; microseconds per iteration. The destination is
+checked byte for byte after the bandwidth runs. Writes JSON (--out) and prints a table.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+import triton
+import triton.language as tl
+
+import mori_shmem as ms
+import mori_shmem.triton as mst
+
+
+@triton.jit
+def put_bw(dst, src, nbytes, peer, iters):
+    p = tl.program_id(0)
+    share = tl.cdiv(nbytes, tl.num_programs(0).to(tl.int64))
+    begin = p.to(tl.int64) * share
+    length = tl.minimum(share, nbytes - begin)
+    if length > 0:
+        for _ in range(0, iters):
+            mst.putmem_nbi_block(dst + begin, src + begin, length, peer)
+    mst.quiet_block()
+
+
+@triton.jit
+def put_latency(dst, src, nbytes, peer, iters):
+    if mst.thread_rank() == 0:
+        for _ in range(0, iters):
+            mst.putmem_nbi_thread(dst, src, nbytes, peer)
+            mst.quiet()
+
+
+def timed(fn, reps):
+    best = float("inf")
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        best = min(best, start.elapsed_time(end) * 1e-3)
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="64M,256M,1G")
+    ap.add_argument("--ctas", type=int, default=132)
+    ap.add_argument("--warps", type=int, default=32)
+    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--lat-iters", type=int, default=10000)
+    ap.add_argument("--out", default="")
+    a = ap.parse_args()
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    sizes = [int(s[:-1]) * units[s[-1]] if s[-1] in units else int(s) for s in a.sizes.split(",")]
+
+    local = int(os.environ.get("LOCAL_RANK", 0))
+    torch.cuda.set_device(local % torch.cuda.device_count())
+    backend = ms.process_group_backend()
+    dist.init_process_group(backend,
+                            device_id=torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else None)
+    mst.enable()
+    ms.init(group=dist.group.WORLD)
+    me, npes = ms.my_pe(), ms.n_pes()
+    if npes != 2:
+        print("bench_triton: needs exactly 2 PEs", file=sys.stderr)
+        return 2
+    libs = mst.extern_libs()
+    rows, failures = [], 0
+    with ms.tensor_scope():
+        biggest = max(sizes)
+        dst = ms.zeros(biggest, torch.uint8)
+        src = torch.randint(0, 256, (biggest, ), dtype=torch.uint8, device="cuda",
+                            generator=torch.Generator(device="cuda").manual_seed(5 + me))
+        for size in sizes:
+            ms.barrier_all_on_stream()
+            torch.cuda.synchronize()
+            secs = None
+            if me == 0:
+                run = lambda: put_bw[(a.ctas, )](dst, src, size, 1, a.iters, num_warps=a.warps, extern_libs=libs)  # noqa: E731
+                run()  # compile, load, bind
+                torch.cuda.synchronize()
+                secs = timed(run, a.reps)
+            ms.barrier_all_on_stream()
+            torch.cuda.synchronize()
+            ok = True
+            if me == 1:
+                want = torch.randint(0, 256, (biggest, ), dtype=torch.uint8, device="cuda",
+                                     generator=torch.Generator(device="cuda").manual_seed(5))[:size]
+                ok = bool(torch.equal(dst[:size], want))
+            flags = [None] * npes
+            dist.all_gather_object(flags, (ok, secs))
+            ok = all(f[0] for f in flags)
+            secs = flags[0][1]
+            failures += not ok
+            rows.append({"test": "triton_put_bw", "scope": "block", "bytes": size, "ctas": a.ctas,
+                         "threads": a.warps * 32, "iters": a.iters, "gbps": size * a.iters / secs / 1e9,
+                         "verified": ok})
+        ms.barrier_all_on_stream()
+        torch.cuda.synchronize()
+        lat_us = None
+        if me == 0:
+            run = lambda: put_latency[(1, )](dst, src, 8, 1, a.lat_iters, num_warps=1, extern_libs=libs)  # noqa: E731
+            run()
+            torch.cuda.synchronize()
+            lat_us = timed(run, a.reps) / a.lat_iters * 1e6
+        got = [None] * npes
+        dist.all_gather_object(got, lat_us)
+        rows.append({"test": "triton_put_latency", "scope": "thread", "bytes": 8, "iters": a.lat_iters,
+                     "usec": got[0]})
+        ms.barrier_all_on_stream()
+        torch.cuda.synchronize()
+    if me == 0:
+        for r in rows:
+            figure = f"{r['gbps']:.1f} GB/s" if "gbps" in r else f"{r['usec']:.3f} us"
+            print(f"{r['test']:20s} {r['bytes']:>12d} B  {figure}" + ("" if r.get("verified", True) else "  FAILED"))
+        if a.out:
+            with open(a.out, "w") as f:
+                json.dump({"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "triton": triton.__version__,
+                           "torch": torch.__version__, "device": torch.cuda.get_device_name(), "npes": npes,
+                           "rows": rows}, f, indent=1)
+    ms.finalize()
+    dist.destroy_process_group()
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
