@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "application/context/transport_table.hpp"
+#include "mori/platform/gpu_runtime.hpp"
 #include "src/common/env.hpp"
 #include "transport/sdma/engine_choice.hpp"
 #include "transport/sdma/hsakmt_loader.hpp"
@@ -240,26 +241,30 @@ TEST(SdmaHost, PluginLoaderRefusesWhatIsNoPlugin) {
 #endif
 }
 
-// The DMA-engine model's plugin through the runtime's loader: the interface matches, the engine
-// reports itself and takes its ring limit from MORI_DMA_MODEL_RING_SLOTS, bad limits are refused.
+// The DMA-engine model's plugin through the runtime's loader: the interface matches, bad ring
+// limits (MORI_DMA_MODEL_RING_SLOTS) are refused; with a GPU the engine reports itself and its
+// limit, without one opening it fails saying it cannot select the GPU.
 TEST(SdmaHost, ModelPluginLoads) {
   const char* path = getenv("MORI_TEST_SDMA_PLUGIN");
   ASSERT_NE(path, nullptr) << "MORI_TEST_SDMA_PLUGIN not set by ctest";
   std::unique_ptr<QueueEngine> e;
-  ASSERT_EQ(openQueueEngine(0, 0, path, &e), Status::Success);
-  ASSERT_TRUE(e);
-  EngineInventory inv = e->inventory();
-  EXPECT_NE(inv.driver.find("DMA-engine model"), std::string::npos) << inv.driver;
-  EXPECT_EQ(inv.maxRingSlots, 0u);
-  e.reset();
-  setenv("MORI_DMA_MODEL_RING_SLOTS", "64", 1);
-  ASSERT_EQ(openQueueEngine(0, 0, path, &e), Status::Success);
-  EXPECT_EQ(e->inventory().maxRingSlots, 64u);
-  e.reset();
   for (const char* bad : {"48", "2", "lots", "64x"}) {
     setenv("MORI_DMA_MODEL_RING_SLOTS", bad, 1);
     EXPECT_EQ(openQueueEngine(0, 0, path, &e), Status::InvalidUsage) << bad;
     EXPECT_FALSE(e);
+  }
+  setenv("MORI_DMA_MODEL_RING_SLOTS", "64", 1);
+  int gpus = 0;
+  if (hipGetDeviceCount(&gpus) != hipSuccess || gpus == 0) {
+    (void)hipGetLastError();
+    EXPECT_EQ(openQueueEngine(0, 0, path, &e), Status::System);
+    EXPECT_FALSE(e);
+  } else {
+    ASSERT_EQ(openQueueEngine(0, 0, path, &e), Status::Success);
+    ASSERT_TRUE(e);
+    const EngineInventory inv = e->inventory();
+    EXPECT_NE(inv.driver.find("DMA-engine model"), std::string::npos) << inv.driver;
+    EXPECT_EQ(inv.maxRingSlots, 64u);
   }
   unsetenv("MORI_DMA_MODEL_RING_SLOTS");
 }

@@ -9,6 +9,7 @@
 
 #include <memory>
 
+#include "mori/platform/gpu_runtime.hpp"
 #include "tests/support/dma_model/dma_model.hpp"
 #include "transport/sdma/sdma_plugin.hpp"
 
@@ -18,7 +19,6 @@ extern "C" __attribute__((visibility("default"))) int mori_shmem_sdma_plugin_int
 
 extern "C" __attribute__((visibility("default"))) int mori_shmem_sdma_plugin_open(int myPe, int hipDevice,
                                                                                   mori::sdma::QueueEngine** out) {
-  (void)hipDevice;  // the model runs on the current GPU, which the runtime selected
   if (!out) return static_cast<int>(mori::Status::InvalidUsage);
   mori::test::dma::ModelOptions o;
   if (const char* v = getenv("MORI_DMA_MODEL_RING_SLOTS")) {
@@ -29,6 +29,12 @@ extern "C" __attribute__((visibility("default"))) int mori_shmem_sdma_plugin_ope
       return static_cast<int>(mori::Status::InvalidUsage);
     }
     o.maxRingSlots = static_cast<uint32_t>(slots);
+  }
+  // This library has its own GPU runtime: make the runtime's GPU current for it too (the model's
+  // streams and its thread use the GPU current at construction).
+  if (hipSetDevice(hipDevice) != hipSuccess) {
+    fprintf(stderr, "DMA model (PE %d): cannot select GPU %d\n", myPe, hipDevice);
+    return static_cast<int>(mori::Status::System);
   }
   *out = new mori::test::dma::DmaModelEngine(o);
   return 0;
