@@ -6,7 +6,7 @@ links the device library's bitcode (triton.compile for a GPUTarget, no driver ne
 Checks, per architecture whose bitcode exists (sm90; gfx942, gfx90a): every call resolves (the
 kernel compiles to a cubin / hsaco), the module defines mori_shmem_device_states (what
 mori_shmem_module_init binds) with one size for every kernel, and a kernel that calls the API
-without the bitcode does not compile. Skipped with the reason without triton or without bitcode.
+without the bitcode does not compile, and the entry points are inlined. Skipped with the reason without triton or without bitcode.
 The package's extension (_C) is not needed: only mori_shmem/triton.py and _paths.py are loaded.
 """
 
@@ -136,6 +136,10 @@ def test_every_call_links(arch):
     assert size, f"{arch}: the kernel does not define mori_shmem_device_states"
     small = _compile(one_call, {"out": "*i32"}, arch, libs)
     assert _state_decl(small, arch) == size, f"{arch}: kernels disagree on the device state's size"
+    # The entry points are inlined into the kernel (the bitcode carries no per-function target
+    # attributes that would stop LLVM's inliner: shmem/device/bitcode/strip_function_attrs.cmake).
+    text = small.asm.get("ptx") or small.asm.get("amdgcn")
+    assert "mori_shmem_jit_my_pe" not in text, f"{arch}: mori_shmem_jit_my_pe was not inlined"
     if arch.startswith("sm"):
         unresolved = re.findall(r"\.extern \.func[^;]*?(mori_\w+)", k.asm["ptx"])
         assert not unresolved, f"{arch}: unresolved device library calls: {unresolved}"

@@ -3,7 +3,9 @@
 #   <build>/lib/mori_shmem_device_<arch>.bc   (sm90, gfx942, gfx90a, ...), installed into lib/
 # Contents: the device library's sources (this folder's parent: the device state and the general
 # paths) plus bitcode/jit_api.cpp (C-named entry points over the inline device API), compiled by
-# clang as CUDA / HIP device code and linked with llvm-link. nvcc cannot emit LLVM bitcode.
+# clang as CUDA / HIP device code and linked with llvm-link; the functions' target attributes are
+# then removed so that a JIT inlines them (strip_function_attrs.cmake). nvcc cannot emit LLVM
+# bitcode.
 #
 # MORI_SHMEM_BITCODE: AUTO (build when a suitable clang is found), ON (fail without one), OFF.
 # clang 19 or newer: sm_90 and gfx942 need it; gfx950 needs clang 20.
@@ -50,8 +52,16 @@ function(mori_add_device_bitcode)
   if(NOT MORI_BITCODE_LLVM_LINK)
     find_program(MORI_BITCODE_LLVM_LINK NAMES llvm-link-${_major})
   endif()
-  if(NOT MORI_BITCODE_LLVM_LINK)
-    mori_bitcode_unavailable("no llvm-link ${_major} next to ${MORI_BITCODE_CLANG}")
+  foreach(_tool IN ITEMS llvm-as)
+    string(TOUPPER "${_tool}" _var)
+    string(REPLACE "-" "_" _var "MORI_BITCODE_${_var}")
+    find_program(${_var} NAMES ${_tool}-${_major} ${_tool} HINTS ${_clang_real_dir} ${_clang_dir} NO_DEFAULT_PATH)
+    if(NOT ${_var})
+      find_program(${_var} NAMES ${_tool}-${_major})
+    endif()
+  endforeach()
+  if(NOT MORI_BITCODE_LLVM_LINK OR NOT MORI_BITCODE_LLVM_AS)
+    mori_bitcode_unavailable("llvm-link and llvm-as ${_major} were not both found next to ${MORI_BITCODE_CLANG}")
     return()
   endif()
 
@@ -123,8 +133,16 @@ function(mori_add_device_bitcode)
       list(APPEND _parts ${_objdir}/${_name}.bc)
     endforeach()
     set(_out ${PROJECT_BINARY_DIR}/lib/mori_shmem_device_${_arch}.bc)
-    add_custom_command(OUTPUT ${_out} COMMAND ${MORI_BITCODE_LLVM_LINK} ${_parts} ${_link_extra} -o ${_out}
-                       DEPENDS ${_parts} COMMENT "Device library bitcode ${_arch}: link" VERBATIM)
+    # Link, then drop the per-function target attributes (bitcode/strip_function_attrs.cmake).
+    add_custom_command(
+      OUTPUT ${_out}
+      COMMAND ${MORI_BITCODE_LLVM_LINK} ${_parts} ${_link_extra} -S -o ${_objdir}/linked.ll
+      COMMAND ${CMAKE_COMMAND} -DIN=${_objdir}/linked.ll -DOUT=${_objdir}/stripped.ll -P
+              ${_dir}/bitcode/strip_function_attrs.cmake
+      COMMAND ${MORI_BITCODE_LLVM_AS} ${_objdir}/stripped.ll -o ${_out}
+      DEPENDS ${_parts} ${_dir}/bitcode/strip_function_attrs.cmake
+      COMMENT "Device library bitcode ${_arch}: link"
+      VERBATIM)
     list(APPEND _outputs ${_out})
   endforeach()
   add_custom_target(mori_shmem_bitcode ALL DEPENDS ${_outputs})
