@@ -92,6 +92,7 @@ for rep in $(seq "$REPS"); do
   for b in "${builds[@]}"; do
     for t in "${tests[@]}"; do
       f=$OUT/runs/${t}_${b}_${rep}
+      # shellcheck disable=SC2086  # the test's arguments are words
       timeout 120 mpirun -np 2 "$BROOT/$b/tools/perf/mori-shmem-perf" ${test_args[$t]} --json "$f.json" \
         < /dev/null > "$f.log" 2>&1
       rc=$?
