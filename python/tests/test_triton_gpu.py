@@ -5,16 +5,15 @@
 (2 PEs may share one GPU under CUDA MPS: tools/mps.sh.) Triton kernels that call the device API:
 a ring put-with-signal, an all-gather, atomic counters (fetching and not), p/g, a kernel loaded
 before mori_shmem_init (bound when init runs), and bad inputs: a kernel without the device
-library, a NULL handle, a kernel launched in a process that never initialised (a subprocess). Every
-element is checked; data is random, seeded per PE and round.
+library, a NULL handle. Every element is checked; data is random, seeded per PE and round. A
+kernel in a process that never initialised: test_triton_errors.py (it traps, which under MPS may
+take down the other clients of the GPU, so it runs alone).
 
 Skipped with the reason without torch, triton, a GPU, the device library's bitcode, or outside
 torchrun.
 """
 
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -256,30 +255,3 @@ def test_null_module_is_refused():
         mst.module_init(0)
     with pytest.raises(RuntimeError, match="INVALID_USAGE"):
         mst.module_uses_device_api(0)
-
-
-CHILD = r"""
-import torch, triton, triton.language as tl
-import mori_shmem.triton as mst
-@triton.jit
-def k(out):
-    tl.store(out, mst.my_pe())
-mst.enable()
-out = torch.zeros(1, dtype=torch.int32, device="cuda")
-k[(1,)](out, extern_libs=mst.extern_libs())
-torch.cuda.synchronize()
-print("NO ERROR", out.item())
-"""
-
-
-def test_kernel_in_uninitialised_process_stops_with_message():
-    if me() != 0:
-        return
-    env = dict(os.environ)
-    for v in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
-        env.pop(v, None)
-    r = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=120)
-    text = r.stdout + r.stderr
-    assert r.returncode != 0 and "NO ERROR" not in text, f"an unbound kernel ran: {text[-2000:]}"
-    # The device printf may be lost with the trap; the CUDA error is raised either way.
-    assert "mori_shmem_init() has not bound" in text or "CUDA error" in text, f"no error reported: {text[-2000:]}"

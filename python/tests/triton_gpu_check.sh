@@ -10,6 +10,7 @@
 #   build     ninja mori_shmem mori_shmem_python mori_shmem_perf (and the bitcode when clang 19+ is here)
 #   compile   python/tests/test_triton_compile.py: every extern links (no GPU needed)
 #   pes2      torchrun 2 PEs: python/tests/test_triton_gpu.py (ring, all-gather, atomics, p/g, refusals)
+#   errors    python/tests/test_triton_errors.py: an unbound kernel stops with an error (it traps)
 #   example   torchrun 2 PEs: python/examples/triton_ring.py
 #   bench     torchrun 2 PEs: python/benchmarks/bench_triton.py -> OUT/bench_triton.json, then the
 #             C++ device API's figures in the same job: mori-shmem-perf put_bw (block) and put_latency
@@ -56,4 +57,5 @@ step cpp_bw 300 mpirun -np 2 "$perf" shmem_put_bw -s block -c 132 -t 1024 -b 64M
   --json "$OUT/cpp_put_bw.json"
 step cpp_lat 120 mpirun -np 2 "$perf" shmem_put_latency -s thread -b 8 -e 8 -n 10000 -w 1000 \
   --json "$OUT/cpp_put_lat.json"
+step errors 200 python3 -m pytest -x -q -rs "$ROOT/python/tests/test_triton_errors.py"  # it traps: last, alone on the GPU
 exit $status
