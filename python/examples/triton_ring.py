@@ -47,6 +47,7 @@ def main():
         dst = ms.zeros(n, torch.int32)
         sig = ms.zeros(1, torch.int64)
         src = torch.arange(n, dtype=torch.int32, device="cuda") * npes + me
+        ms.barrier_all_on_stream()  # every PE's buffers are zeroed before anyone puts
         ring_put_signal[(programs, )](dst, src, sig, n, CHUNK=chunk, num_warps=8, extern_libs=mst.extern_libs())
         torch.cuda.synchronize()
         left = (me - 1) % npes

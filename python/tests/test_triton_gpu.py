@@ -159,6 +159,7 @@ def test_ring_put_signal(nbytes, programs):
         programs = -(-nbytes // chunk)
         right = (me() + 1) % npes()
         left = (me() - 1) % npes()
+        ms.barrier_all_on_stream()  # every PE's dst and sig are zeroed before anyone puts
         ring_kernel[(programs, )](dst, src, sig, chunk, nbytes, right, programs, num_warps=8, extern_libs=LIBS)
         torch.cuda.synchronize()
         want = rand_bytes(left, rnd, nbytes)
@@ -175,6 +176,7 @@ def test_allgather(nbytes):
     with ms.tensor_scope():
         dst = ms.zeros(nbytes * npes(), torch.uint8)
         src = rand_bytes(me(), 7, nbytes)
+        ms.barrier_all_on_stream()
         allgather_kernel[(1, )](dst, src, nbytes, num_warps=8, extern_libs=LIBS)
         torch.cuda.synchronize()
         for pe in range(npes()):
