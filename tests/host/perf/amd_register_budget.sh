@@ -9,7 +9,7 @@
 #
 #   tests/host/perf/amd_register_budget.sh <AMD build dir> [gfx90a gfx940 ...]
 #
-# The build dir is a configured AMD build (for include/mori/platform/config.h); nothing in it is
+# The build dir is a configured AMD build (for its generated platform config header); nothing in it is
 # built. Work files go to <build dir>/amd_register_budget. Host symbols of the runtime are left
 # unresolved: the program is only read.
 set -euo pipefail
