@@ -99,13 +99,20 @@ Status DmaModelEngine::destroy(const sdma::QueueRequest& r, const sdma::QueueHan
     return MORI_FAIL(Status::InvalidUsage, log::kInit, "PE %d: DMA model: queue %u to PE %d: unknown id %llu", r.myPe,
                      r.queueIndex, r.peer, static_cast<unsigned long long>(h.id));
   release(*queues_[h.id]);
-  queues_[h.id].reset();  // the thread skips it from now on (it holds mu_ while consuming)
+  queues_[h.id].reset();  // the thread skips it from now on (it holds mu_ while it looks at queues)
   return Status::Success;
 }
 
 std::vector<std::string> DmaModelEngine::errors() const {
   std::lock_guard<std::mutex> lock(mu_);
   return errors_;
+}
+
+// A queue the model cannot go on with: recorded, printed, and never consumed again. mu_ held.
+void DmaModelEngine::stopQueue(Queue& q, const char* msg) {
+  errors_.push_back(msg);
+  fprintf(stderr, "DMA model: %s\n", msg);
+  q.failed = true;
 }
 
 void DmaModelEngine::run() {
@@ -127,9 +134,7 @@ void DmaModelEngine::run() {
           if (e != hipSuccess) {
             snprintf(msg, sizeof(msg), "queue %u to PE %d: model kernel failed: %s", r.queueIndex, r.peer,
                      hipGetErrorString(e));
-            errors_.push_back(msg);
-            fprintf(stderr, "DMA model: %s\n", msg);
-            q.failed = true;
+            stopQueue(q, msg);
             continue;
           }
           const ModelError err{q.errorHost()->code, q.errorHost()->header, q.errorHost()->position};
@@ -137,9 +142,7 @@ void DmaModelEngine::run() {
             snprintf(msg, sizeof(msg), "queue %u to PE %d: %s (header 0x%08x) at ring byte %llu; queue stopped",
                      r.queueIndex, r.peer, modelErrorName(err.code), err.header,
                      static_cast<unsigned long long>(err.position));
-            errors_.push_back(msg);
-            fprintf(stderr, "DMA model: %s\n", msg);
-            q.failed = true;
+            stopQueue(q, msg);
             continue;
           }
           consumed_.fetch_add(q.busyTo - q.consumed);
@@ -152,9 +155,7 @@ void DmaModelEngine::run() {
                    "queue %u to PE %d: doorbell %llu after %llu consumed (ring %llu bytes): not a valid write pointer",
                    r.queueIndex, r.peer, static_cast<unsigned long long>(announced),
                    static_cast<unsigned long long>(q.consumed), static_cast<unsigned long long>(r.ringBytes));
-          errors_.push_back(msg);
-          fprintf(stderr, "DMA model: %s\n", msg);
-          q.failed = true;
+          stopQueue(q, msg);
           continue;
         }
         const hipError_t e = launchConsume(static_cast<const uint32_t*>(r.ring), r.ringBytes, q.consumed, announced,
@@ -165,9 +166,7 @@ void DmaModelEngine::run() {
         if (e != hipSuccess) {
           snprintf(msg, sizeof(msg), "queue %u to PE %d: model kernel launch failed: %s", r.queueIndex, r.peer,
                    hipGetErrorString(e));
-          errors_.push_back(msg);
-          fprintf(stderr, "DMA model: %s\n", msg);
-          q.failed = true;
+          stopQueue(q, msg);
           continue;
         }
         q.busy = true;

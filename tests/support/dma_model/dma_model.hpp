@@ -54,6 +54,7 @@ class DmaModelEngine final : public sdma::QueueEngine {
   struct Queue;
   void run();
   static void release(Queue& q);
+  void stopQueue(Queue& q, const char* msg);
 
   ModelOptions opts_;
   mutable std::mutex mu_;
