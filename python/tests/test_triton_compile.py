@@ -134,9 +134,9 @@ def _state_decl(kernel, arch):
     return int(m.group(1)) if m else None
 
 
-AMD_BLOCKED = ("Triton 3.6's AMD backend aborts the process on kernels linking this bitcode since the device "
-               "library's entry points became real calls on AMD (6c5aa53): LLVM ERROR 'cannot evaluate equated "
-               "symbol <kernel>.num_named_barrier' (docs/TRITON.md); MORI_TRITON_AMD_COMPILE=1 runs it anyway")
+AMD_BLOCKED = ("Triton 3.6's AMD backend aborts the process on kernels linking this bitcode (device library "
+               "after 759a760): LLVM ERROR 'cannot evaluate equated symbol <kernel>.num_named_barrier' "
+               "(docs/TRITON.md); MORI_TRITON_AMD_COMPILE=1 runs it anyway")
 
 
 @pytest.mark.parametrize("arch", sorted(TARGETS))
@@ -147,7 +147,7 @@ def test_every_call_links(arch):
     if arch.startswith("sm"):
         k = _compile(every_call, dict(SIG), arch, libs, constexprs={"BLOCK": 256})
     else:
-        # A kernel of my_pe, the block put and quiet (with the bitcode of 775e011 these compiled; a
+        # A kernel of my_pe, the block put and quiet (with the sources of 759a760 these compiled; a
         # kernel calling every extern did not finish in 20 CPU minutes).
         sig = {k: v for k, v in SIG.items() if k in ("buf", "sig", "out", "nbytes", "pe")}
         k = _compile(some_calls, sig, arch, libs)
