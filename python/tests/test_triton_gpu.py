@@ -4,10 +4,10 @@
 
 (2 PEs may share one GPU under CUDA MPS: tools/mps.sh.) Triton kernels that call the device API:
 a ring put-with-signal, an all-gather, atomic counters (fetching and not), p/g, a kernel loaded
-before mori_shmem_init (bound when init runs), and bad inputs: a kernel without the device
-library, a NULL handle. Every element is checked; data is random, seeded per PE and round. A
-kernel in a process that never initialised: test_triton_errors.py (it traps, which under MPS may
-take down the other clients of the GPU, so it runs alone).
+before mori_shmem_init (bound when init runs), binding during CUDA-graph capture, and bad inputs:
+a kernel without the device library, a NULL handle. Every element is checked; data is random,
+seeded per PE and round. A kernel in a process that never initialised: test_triton_errors.py (it
+traps, which under MPS may take down the other clients of the GPU, so it runs alone).
 
 Skipped with the reason without torch, triton, a GPU, the device library's bitcode, or outside
 torchrun.
@@ -240,6 +240,35 @@ def test_p_g():
         left = (me() - 1) % npes()
         want = torch.randn(n, device="cuda", generator=gen(left, 11))
         assert torch.equal(dst, want), f"PE {me()}: p from PE {left} left other values"
+
+
+@triton.jit
+def pe_plus_kernel(out, ADD: tl.constexpr):
+    tl.store(out, mst.my_pe() + ADD)
+
+
+def test_module_init_during_graph_capture():
+    # A kernel loaded without the hook, bound while another stream captures a graph (what a JIT
+    # loading its kernel on first launch inside torch.cuda.graph meets), then launched in the graph.
+    mst.disable()
+    try:
+        out = torch.full((1, ), -1, dtype=torch.int32, device="cuda")
+        ck = pe_plus_kernel.warmup(out, ADD=100, grid=(1, ), extern_libs=LIBS)
+        ck._init_handles()
+        assert mst.module_uses_device_api(ck.module)
+        g = torch.cuda.CUDAGraph()
+        side = torch.cuda.Stream()
+        with torch.cuda.stream(side):
+            with torch.cuda.graph(g, stream=side):
+                mst.module_init(ck.module)  # capture mode relaxed, private stream: the capture survives
+                pe_plus_kernel[(1, )](out, ADD=100, extern_libs=LIBS)
+        torch.cuda.synchronize()
+        assert out.item() == -1, "the captured kernel ran during capture"
+        g.replay()
+        torch.cuda.synchronize()
+        assert out.item() == me() + 100, f"PE {me()}: graph replay wrote {out.item()}"
+    finally:
+        mst.enable()
 
 
 def test_kernel_without_device_library_is_refused():
