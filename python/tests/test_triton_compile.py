@@ -4,8 +4,8 @@ links the device library's bitcode (triton.compile for a GPUTarget, no driver ne
     MORI_SHMEM_BITCODE_DIR=<build>/lib python -m pytest -q python/tests/test_triton_compile.py
 
 Checks, per architecture whose bitcode exists (sm90; gfx942, gfx90a): every call resolves (the
-kernel compiles to a cubin / hsaco; on AMD a kernel of my_pe, block put and quiet only, skipped
-while Triton's AMD backend fails on it: see AMD_BLOCKED), the module defines mori_shmem_device_states (what
+kernel compiles to a cubin / hsaco; on AMD a kernel of the common calls: my_pe, block put,
+put-with-signal, signal_wait_until, an atomic, quiet_block), the module defines mori_shmem_device_states (what
 mori_shmem_module_init binds) with one size for every kernel, and a kernel that calls the API
 without the bitcode does not compile, and the entry points are inlined. Skipped with the reason without triton or without bitcode.
 The package's extension (_C) is not needed: only mori_shmem/triton.py and _paths.py are loaded.
@@ -110,6 +110,9 @@ def every_call(buf, sig, ivar, out, nbytes, pe, BLOCK: tl.constexpr):
 def some_calls(buf, sig, out, nbytes, pe):
     tl.store(out, mst.my_pe() + mst.n_pes())
     mst.putmem_nbi_block(buf, buf, nbytes, pe)
+    mst.putmem_signal_nbi_block(buf, buf, nbytes, sig, 1, 1, pe)
+    tl.store(out + 1, mst.signal_wait_until(sig, 3, 1).to(tl.int32))
+    tl.store(out + 2, mst.int64_atomic_fetch_add(sig, 1, pe).to(tl.int32))
     mst.quiet_block()
 
 
@@ -134,21 +137,13 @@ def _state_decl(kernel, arch):
     return int(m.group(1)) if m else None
 
 
-AMD_BLOCKED = ("Triton 3.6's AMD backend aborts the process on kernels linking this bitcode (device library "
-               "after 759a760): LLVM ERROR 'cannot evaluate equated symbol <kernel>.num_named_barrier' "
-               "(docs/TRITON.md); MORI_TRITON_AMD_COMPILE=1 runs it anyway")
-
-
 @pytest.mark.parametrize("arch", sorted(TARGETS))
 def test_every_call_links(arch):
-    if not arch.startswith("sm") and os.environ.get("MORI_TRITON_AMD_COMPILE") != "1":
-        pytest.skip(AMD_BLOCKED)
     libs = (("mori_shmem", _bitcode(arch)), )
     if arch.startswith("sm"):
         k = _compile(every_call, dict(SIG), arch, libs, constexprs={"BLOCK": 256})
     else:
-        # A kernel of my_pe, the block put and quiet (with the sources of 759a760 these compiled; a
-        # kernel calling every extern did not finish in 20 CPU minutes).
+        # Triton 3.6's AMD backend did not finish every_call in 20 CPU minutes: the common calls.
         sig = {k: v for k, v in SIG.items() if k in ("buf", "sig", "out", "nbytes", "pe")}
         k = _compile(some_calls, sig, arch, libs)
     binary = k.asm.get("cubin") or k.asm.get("hsaco")

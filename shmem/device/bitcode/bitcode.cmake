@@ -133,10 +133,13 @@ function(mori_add_device_bitcode)
       list(APPEND _parts ${_objdir}/${_name}.bc)
     endforeach()
     set(_out ${PROJECT_BINARY_DIR}/lib/mori_shmem_device_${_arch}.bc)
-    # Link, then drop the per-function target attributes (bitcode/strip_function_attrs.cmake).
+    # Link the library (every function), then what it needs of the ROCm libraries (llvm-link's
+    # --only-needed applies to every file after the first, so the library is linked alone first),
+    # then drop the per-function target attributes (bitcode/strip_function_attrs.cmake).
     add_custom_command(
       OUTPUT ${_out}
-      COMMAND ${MORI_BITCODE_LLVM_LINK} ${_parts} ${_link_extra} -S -o ${_objdir}/linked.ll
+      COMMAND ${MORI_BITCODE_LLVM_LINK} ${_parts} -o ${_objdir}/library.bc
+      COMMAND ${MORI_BITCODE_LLVM_LINK} ${_objdir}/library.bc ${_link_extra} -S -o ${_objdir}/linked.ll
       COMMAND ${CMAKE_COMMAND} -DIN=${_objdir}/linked.ll -DOUT=${_objdir}/stripped.ll -P
               ${_dir}/bitcode/strip_function_attrs.cmake
       COMMAND ${MORI_BITCODE_LLVM_AS} ${_objdir}/stripped.ll -o ${_out}
