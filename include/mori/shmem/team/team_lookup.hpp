@@ -20,9 +20,9 @@ namespace mori::shmem::team {
   gpu::trap();
 }
 
-// The live team `handle` of this PE: one constant-memory load (the table's address) and one
-// 40-byte load of the entry. Traps naming the handle when it is no live team of this PE; an
-// unbound module traps as every device call does ("not initialised").
+// The live team `handle` of this PE: two constant-memory loads (the state's magic, checked as
+// every device call does, and the table's address) and a load of the entry's fields used. Traps naming the handle when
+// it is no live team of this PE; an unbound module traps as every device call does ("not initialised").
 MORI_DEVICE_INLINE TeamDevice teamOf(int32_t handle) {
   const TeamDevice* table = impl::states().teams;
   if (MORI_UNLIKELY(handle < 0 || handle >= kMaxTeams)) failTeam(handle, "not a team handle");
