@@ -21,8 +21,9 @@ namespace mori::shmem::team {
 }
 
 // The live team `handle` of this PE: two constant-memory loads (the state's magic, checked as
-// every device call does, and the table's address) and a load of the entry's fields used. Traps naming the handle when
-// it is no live team of this PE; an unbound module traps as every device call does ("not initialised").
+// every device call does, and the table's address) and a load of the entry's fields used.
+// Traps naming the handle when it is no live team of this PE; an unbound module traps as every
+// device call does ("not initialised").
 MORI_DEVICE_INLINE TeamDevice teamOf(int32_t handle) {
   const TeamDevice* table = impl::states().teams;
   if (MORI_UNLIKELY(handle < 0 || handle >= kMaxTeams)) failTeam(handle, "not a team handle");
