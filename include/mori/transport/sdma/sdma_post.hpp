@@ -1,14 +1,15 @@
 // The SDMA side of the one ring-posting mechanism (mori/transport/ring_post.hpp: reserve and
 // submit -> ring are shared with the RDMA send queues). SDMA is a provider there: its slots hold
 // packets (sdma_slot.hpp), its doorbell carries the write pointer (indexed: kIndexedDoorbells), a
-// slot is free once the engine's read pointer passed it, and completion is one counter the engine
-// writes. A posting thread:
+// slot is free once the engine completed its previous lap, and completion is one counter the
+// engine writes. A posting thread:
 //
 //   reserve  k consecutive slots (ring::reserveSlots on SdmaQueueState::reserved); k is at most
 //            half the ring, so the earliest unannounced reservation always fits once the engine
 //            drains what is announced before it
-//   room     waits until the engine's read pointer has passed the slots' previous lap
-//            (readPtr >= (base + k - slots) * kSlotBytes): ring space is free once fetched
+//   room     waits until the engine has completed the slots' previous lap (completion >=
+//            base + k - slots, sdma_flow.hpp): the completion word is in GPU memory, so tens of
+//            thousands of waiting threads do not poll the host-mapped read pointer
 //   write    encodes each slot (COPY_LINEAR, ATOMIC for a signal, FENCE on the batch's last slot
 //            writing its end index to `completion`) and pads it with one-dword NOPs
 //   submit   (ring::announce) once every earlier slot is announced (posted == base), after a
@@ -33,6 +34,7 @@
 #include "mori/platform/wave.hpp"
 #include "mori/transport/ring_post.hpp"
 #include "mori/transport/sdma/device_host/sdma_queue.hpp"
+#include "mori/transport/sdma/sdma_flow.hpp"
 #include "mori/transport/sdma/sdma_slot.hpp"
 
 #if MORI_GPU_COMPILER
@@ -103,13 +105,16 @@ MORI_DEVICE_INLINE uint64_t reserveSlots(const SdmaQueueDevice& q, uint32_t k) {
   return ring::reserveSlots(&q.state->reserved, k);
 }
 
-// room: the slots [base, base + k) were fetched by the engine on their previous lap.
+// room: the slots [base, base + k) were completed by the engine on their previous lap
+// (sdma_flow.hpp: the completion word in GPU memory, never the host-mapped read pointer).
 MORI_DEVICE_INLINE void waitForRoom(const SdmaQueueDevice& q, uint64_t base, uint32_t k) {
   if (base + k <= q.slots) return;
-  const uint64_t need = (base + k - q.slots) << kSlotShift;
+  const uint64_t need = roomTarget(base, k, q.slots);
   waitUntil(
-      q, "ring space (engine read pointer)", need,
-      [&] { return gpu::atomicLoad<Order::Relaxed, Scope::System>(q.readPtr); }, [&](uint64_t r) { return r >= need; });
+      q, "ring space (completion of the slots' previous lap)", need,
+      [&] { return static_cast<uint64_t>(gpu::atomicLoad<Order::Relaxed, Scope::System>(q.completion)); },
+      [&](uint64_t c) { return completionReached(static_cast<uint32_t>(c), need); });
+  gpu::atomicFence<Order::Acquire, Scope::System>();  // the engine's reads of the old lap precede our writes
 }
 
 // submit + ring: announces [base, end) once every earlier slot is announced.
@@ -196,11 +201,10 @@ MORI_DEVICE_INLINE uint64_t postWaitingSignal(const SdmaQueueDevice& q, const Po
 
 // Waits until the engine has completed every slot below `end`, then acquires what it wrote.
 MORI_DEVICE_INLINE void waitCompleted(const SdmaQueueDevice& q, uint64_t end) {
-  const uint32_t target = static_cast<uint32_t>(end);
   waitUntil(
       q, "completion", end,
       [&] { return static_cast<uint64_t>(gpu::atomicLoad<Order::Relaxed, Scope::System>(q.completion)); },
-      [&](uint64_t c) { return static_cast<int32_t>(static_cast<uint32_t>(c) - target) >= 0; });
+      [&](uint64_t c) { return completionReached(static_cast<uint32_t>(c), end); });
   gpu::atomicFence<Order::Acquire, Scope::System>();
 }
 
