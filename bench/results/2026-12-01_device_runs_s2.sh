@@ -7,6 +7,9 @@
 #      Triton bitcode build (clang, triton, NVSHMEM's device bitcode).
 #   B: the main job tools/run.sh, 0e28c81's perf rows for the before/after, the Python checks.
 #   C: like B, and the collective rows (device and on a stream) of the standard list, trimmed.
+#   T: the Triton checks (python/tests/triton_gpu_check.sh) with the bitcode built on the CPU
+#      machine (the GPU machine has no clang), carried at .bitcode.
+#   P: the abort-word cost (bench/abort_poll_cost.sh).
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -21,6 +24,14 @@ if [ "$phase" = A ]; then
     SUITE_TESTS="${SUITE_TESTS:-test_peer_failure|test_rdma_stress_mlx5|_bnxt|_ionic|sdma|team|collectives|nvshmem_compat|example_}" \
     SUITE_EXCLUDE="${SUITE_EXCLUDE:-nic_model_rate|test_(rma|init|signal_amo_sync|element_paths|stream_rma)_rdma_bnxt}" \
     tools/gpu_suite.sh 2>&1 | tail -40
+  exit 0
+fi
+if [ "$phase" = T ]; then
+  MORI_SHMEM_BITCODE_DIR=$PWD/../.bitcode timeout 500 python/tests/triton_gpu_check.sh "$B" "$OUT/triton" 2>&1 | tail -40
+  exit 0
+fi
+if [ "$phase" = P ]; then
+  OUT=$OUT/abort timeout 400 bench/abort_poll_cost.sh 2>&1 | tail -30
   exit 0
 fi
 if [ "$phase" = B ] || [ "$phase" = C ]; then
