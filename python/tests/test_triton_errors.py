@@ -40,9 +40,11 @@ print("NO ERROR", out.item())
 """
 
 
-def test_kernel_in_uninitialised_process_stops_with_message():
+def test_kernel_in_uninitialised_process_stops_with_message(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
-    r = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=180)
+    child = tmp_path / "unbound_kernel.py"  # Triton reads a @jit function's source from its file
+    child.write_text(CHILD)
+    r = subprocess.run([sys.executable, str(child)], env=env, capture_output=True, text=True, timeout=180)
     text = r.stdout + r.stderr
     assert r.returncode != 0 and "NO ERROR" not in text, f"an unbound kernel ran: {text[-2000:]}"
     # The device printf may be lost with the trap; the CUDA error is raised either way.
