@@ -27,7 +27,9 @@ if [ "$phase" = A ]; then
   exit 0
 fi
 if [ "$phase" = T ]; then
-  MORI_SHMEM_BITCODE_DIR=$PWD/../.bitcode timeout 500 python/tests/triton_gpu_check.sh "$B" "$OUT/triton" 2>&1 | tail -40
+  MORI_SHMEM_BITCODE_DIR=$PWD/../.bitcode timeout 500 python/tests/triton_gpu_check.sh "$B" "$OUT/triton" 2>&1 |
+    grep -E '^[a-z_0-9]+ +(PASS|FAIL)|triton_put|rows' | head -40
+  (cd "$OUT" && tar -czf triton.tgz triton && rm -rf triton)
   exit 0
 fi
 if [ "$phase" = P ]; then
