@@ -10,6 +10,7 @@
 #include "mori/shmem.h"
 #include "mori/shmem/impl/device_library.hpp"
 #include "shmem/jit_modules.hpp"
+#include "src/platform_host/driver_entry.hpp"
 
 #if MORI_PLATFORM_NVIDIA
 #include <cuda.h>
@@ -21,16 +22,7 @@ namespace mori::shmem::jit {
 namespace {
 
 #if MORI_PLATFORM_NVIDIA
-// Driver entry points through the runtime: libcuda is never linked.
-template <typename Fn>
-Fn driverEntry(const char* name) {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult q{};
-  if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-      q != cudaDriverEntryPointSuccess)
-    return nullptr;
-  return reinterpret_cast<Fn>(fn);
-}
+using platform::driverEntry;
 
 std::string driverError(CUresult r) {
   using GetName = CUresult (*)(CUresult, const char**);

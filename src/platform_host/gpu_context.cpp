@@ -4,27 +4,13 @@
 
 #include "mori/platform/gpu_runtime.hpp"
 #include "src/common/gpu_check.hpp"
+#include "src/platform_host/driver_entry.hpp"
 
 #if MORI_PLATFORM_NVIDIA
 #include <cuda.h>
 #endif
 
 namespace mori::platform {
-
-#if MORI_PLATFORM_NVIDIA
-namespace {
-// Driver entry points through the runtime: libcuda is never linked (CI machines have none).
-template <typename Fn>
-Fn driverEntry(const char* name) {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult q{};
-  if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-      q != cudaDriverEntryPointSuccess)
-    return nullptr;
-  return reinterpret_cast<Fn>(fn);
-}
-}  // namespace
-#endif
 
 Status allocationRange(const void* ptr, uint64_t* base, uint64_t* size) {
 #if MORI_PLATFORM_NVIDIA
