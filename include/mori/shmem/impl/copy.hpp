@@ -20,6 +20,16 @@ namespace mori::shmem::impl {
 // line-aligned; bench/micro/p2p_copy_variants.cpp measures both).
 constexpr uintptr_t kLineBytes = 128;
 
+// The 16-byte element of the copies. clang compiling CUDA (the device library's bitcode for
+// Triton) copies the struct uint4 with llvm.memcpy, which the NVPTX backend lowers to two 8-byte
+// loads and stores: Triton's block put ran at 808 against the C++ API's 1904 GB/s on an H200. A
+// vector type is one 16-byte access (ld.v4.u32) there; nvcc and hipcc already make uint4 one.
+#if defined(__clang__) && defined(__CUDA__) && !defined(__NVCC__)
+using Vec16 = unsigned int __attribute__((ext_vector_type(4)));
+#else
+using Vec16 = uint4;
+#endif
+
 // Copies n elements; thread `rank` of `size` takes positions rank, rank + size, ... of a sequence
 // that starts `skew` positions before dst[0] (position i is element i - skew; positions before
 // element 0 are skipped). A skew of the destination's offset into its line, in elements, puts
@@ -85,7 +95,7 @@ MORI_DEVICE_INLINE void copySmall(char* dst, const char* src, size_t n) {
   while (n) {
     const uintptr_t a = reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src);
     if (n >= 16 && (a & 15) == 0) {
-      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+      *reinterpret_cast<Vec16*>(dst) = *reinterpret_cast<const Vec16*>(src);
       dst += 16, src += 16, n -= 16;
     } else if (n >= 8 && (a & 7) == 0) {
       *reinterpret_cast<uint64_t*>(dst) = *reinterpret_cast<const uint64_t*>(src);
@@ -120,7 +130,7 @@ MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, in
   const uintptr_t d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
   // Whole 16-byte vectors at 16-byte aligned ends (the usual case): no head, no tail, no split.
   if (((d | s | bytes) & 15) == 0) {
-    copyElements<4, kOneWave>(reinterpret_cast<uint4*>(dst), reinterpret_cast<const uint4*>(src), bytes >> 4, rank,
+    copyElements<4, kOneWave>(reinterpret_cast<Vec16*>(dst), reinterpret_cast<const Vec16*>(src), bytes >> 4, rank,
                               size, lineSkew(d, 4, size));
     return;
   }
@@ -143,7 +153,7 @@ MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, in
     copyElements<4, kOneWave>(reinterpret_cast<T*>(db), reinterpret_cast<const T*>(sb), n, rank, size, skew);
   };
   switch (width) {
-    case 16: bulk(static_cast<uint4*>(nullptr)); break;
+    case 16: bulk(static_cast<Vec16*>(nullptr)); break;
     case 8: bulk(static_cast<uint64_t*>(nullptr)); break;
     case 4: bulk(static_cast<uint32_t*>(nullptr)); break;
     case 2: bulk(static_cast<uint16_t*>(nullptr)); break;
@@ -160,18 +170,18 @@ MORI_DEVICE_INLINE void copyThread(void* dstv, const void* srcv, size_t bytes) {
   char* dst = static_cast<char*>(dstv);
   const char* src = static_cast<const char*>(srcv);
   if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src) | bytes) & 15) == 0) {
-    auto* d = reinterpret_cast<uint4*>(dst);
-    const auto* s = reinterpret_cast<const uint4*>(src);
+    auto* d = reinterpret_cast<Vec16*>(dst);
+    const auto* s = reinterpret_cast<const Vec16*>(src);
     size_t n = bytes >> 4;
 #pragma unroll 1  // nvcc's unrolling adds a remainder's branches in front of small copies
     for (; n > 4; n -= 4, d += 4, s += 4) {
-      uint4 v[4];
+      Vec16 v[4];
 #pragma unroll
       for (int u = 0; u < 4; ++u) v[u] = s[u];
 #pragma unroll
       for (int u = 0; u < 4; ++u) d[u] = v[u];
     }
-    uint4 v[4] = {};
+    Vec16 v[4] = {};
 #pragma unroll
     for (int u = 0; u < 4; ++u)
       if (static_cast<size_t>(u) < n) v[u] = s[u];
