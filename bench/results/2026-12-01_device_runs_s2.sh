@@ -10,6 +10,7 @@
 #   T: the Triton checks (python/tests/triton_gpu_check.sh) with the bitcode built on the CPU
 #      machine (the GPU machine has no clang), carried at .bitcode.
 #   P: the abort-word cost (bench/abort_poll_cost.sh).
+#   S: the stream-ordered put against NVSHMEM's (shmem_put_on_stream_bw), same job.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -30,6 +31,19 @@ if [ "$phase" = T ]; then
   MORI_SHMEM_BITCODE_DIR=$PWD/../.bitcode timeout 500 python/tests/triton_gpu_check.sh "$B" "$OUT/triton" 2>&1 |
     grep -E '^[a-z_0-9]+ +(PASS|FAIL)|triton_put|rows' | head -40
   (cd "$OUT" && tar -czf triton.tgz triton && rm -rf triton)
+  exit 0
+fi
+if [ "$phase" = S ]; then
+  . tools/mps.sh
+  mps_start
+  nv=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nvshmem/lib
+  for b in mori-shmem-perf mori-shmem-perf-nvshmem; do
+    LD_LIBRARY_PATH=$nv${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} timeout 90 mpirun -np 2 -x LD_LIBRARY_PATH \
+      "$B/tools/perf/$b" shmem_put_on_stream_bw -b 64M -e 256M -f 4 -n 20 -w 2 --json "$OUT/put_stream_$b.json" \
+      < /dev/null > "$OUT/put_stream_$b.log" 2>&1
+    echo "$b exit $?"; grep '&&&& PERF' "$OUT/put_stream_$b.log"
+  done
+  mps_stop
   exit 0
 fi
 if [ "$phase" = P ]; then
