@@ -9,7 +9,7 @@
 //         putSignalNbi and signalSet (SET), signalWaitGe, fence, quiet.
 // Collectives on the world team: barrier, teamSync, int64 broadcast / fcollect / alltoall and
 //         sum reductions (int32, int64, float, bfloat16) in thread, warp and block scope, and
-//         their host _on_stream forms.
+//         their host _on_stream forms; the host's putmem_on_stream and quiet_on_stream.
 #pragma once
 
 #include <mpi.h>
@@ -287,6 +287,15 @@ MORI_PERF_DEVICE void sumReduce(Team t, T* d, const T* s, size_t n) {
 }
 #undef MORI_PERF_NV_SCOPED
 
+// NVSHMEM's stream RMA calls return nothing (errors are fatal inside the library): 0 here.
+inline int putOnStream(void* dst, const void* src, size_t bytes, int pe, hipStream_t st) {
+  nvshmemx_putmem_on_stream(dst, src, bytes, pe, st);
+  return 0;
+}
+inline int quietOnStream(hipStream_t st) {
+  nvshmemx_quiet_on_stream(st);
+  return 0;
+}
 inline int barrierOnStream(Team t, hipStream_t st) { return nvshmemx_barrier_on_stream(t, st); }
 inline int teamSyncOnStream(Team t, hipStream_t st) { return nvshmemx_team_sync_on_stream(t, st); }
 inline int broadcast64OnStream(Team t, int64_t* d, const int64_t* s, size_t n, int root, hipStream_t st) {
@@ -348,6 +357,10 @@ MORI_PERF_DEVICE void sumReduce(Team t, T* d, const T* s, size_t n) {
 }
 #undef MORI_PERF_MORI_SCOPED
 
+inline int putOnStream(void* dst, const void* src, size_t bytes, int pe, hipStream_t st) {
+  return mori_shmem_putmem_on_stream(dst, src, bytes, pe, st);
+}
+inline int quietOnStream(hipStream_t st) { return mori_shmem_quiet_on_stream(st); }
 inline int barrierOnStream(Team t, hipStream_t st) { return mori_shmem_barrier_on_stream(t, st); }
 inline int teamSyncOnStream(Team t, hipStream_t st) { return mori_shmem_team_sync_on_stream(t, st); }
 inline int broadcast64OnStream(Team t, int64_t* d, const int64_t* s, size_t n, int root, hipStream_t st) {

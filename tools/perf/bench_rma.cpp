@@ -1,4 +1,4 @@
-// shmem_put_bw, shmem_get_bw, shmem_put_latency, shmem_get_latency.
+// shmem_put_bw, shmem_get_bw, shmem_put_latency, shmem_get_latency, shmem_put_on_stream_bw.
 //
 // Bandwidth: a grid of -c CTAs x -t threads; each scope instance (CTA, wave or thread) moves its
 // share of <size> bytes per iteration with putmem_nbi_<scope> / getmem_nbi_<scope>, so that one
@@ -11,6 +11,9 @@
 // bandwidth below that size is not link bandwidth (the first 2xH200 run showed 0.9-3.5 TB/s).
 // Likewise a P2P get latency is an L1 hit from the second iteration on: weak loads of peer memory
 // allocate in the reader's L1 (runs 3-4 of bench/results/2026-11-30d_device_runs.sh).
+// Stream put: PE 0's host enqueues -n putmem_on_stream(<size> bytes to PE 1) and one
+// quiet_on_stream between the two events on its stream (the library picks the copy engine or a
+// kernel); GB/s = size * n / time, as shmem_put_bw. The warm-up calls end with their own quiet.
 // Verification: the destination must hold the source PE's pattern for this step, byte for byte,
 // and the kGuardBytes after it must still hold the poison written before the run.
 #include "tools/perf/harness.hpp"
@@ -76,10 +79,66 @@ void launch(Scope scope, bool bandwidth, unsigned grid, unsigned block, hipStrea
 
 constexpr uint64_t kPoison = 0xdeadbeefcafef00dull;
 
+// `calls` putmem_on_stream of src[0, bytes) into the peer's dst, then one quiet_on_stream; fatal
+// on a failed status.
+void putOnStream(hipStream_t stream, uint8_t* dst, const uint8_t* src, size_t bytes, int peer, int calls) {
+  for (int i = 0; i < calls; ++i) {
+    const int rc = backend::putOnStream(dst, src, bytes, peer, stream);
+    if (rc != 0) fatal("%s: putmem_on_stream (%zu B to PE %d) returned %d", backend::name(), bytes, peer, rc);
+  }
+  const int rc = backend::quietOnStream(stream);
+  if (rc != 0) fatal("%s: quiet_on_stream returned %d", backend::name(), rc);
+}
+
+void runPutOnStream(Session& s) {
+  const Options& o = s.options();
+  const TestInfo& t = testInfo(o.test);
+  const size_t capacity = o.maxBytes + kGuardBytes;
+  auto* src = static_cast<uint8_t*>(s.allocSymmetric(capacity, "source buffer"));
+  auto* dst = static_cast<uint8_t*>(s.allocSymmetric(capacity, "destination buffer"));
+  const int me = s.pe(), peer = 1 - me;
+  const Scope scope = o.scopes.front();  // seeds only: the rows say "stream"
+  const char* label = "stream";
+
+  for (size_t bytes : sizeSweep(o)) {
+    const uint64_t seed = s.seedFor(bytes, scope), poison = seed ^ kPoison;
+    s.fillPattern(src, capacity, seed, me);
+    s.fillPattern(dst, capacity, poison, me);
+    s.barrier("data setup");  // every PE's buffers are ready before anyone moves data
+
+    double ms = 0;
+    if (me == 0) {
+      if (o.warmup) {
+        putOnStream(s.stream(), dst, src, bytes, peer, o.warmup);
+        s.sync("warm-up calls");
+      }
+      ms = s.timeKernelMs([&] { putOnStream(s.stream(), dst, src, bytes, peer, o.iters); });
+    }
+    s.barrier("timed calls");
+
+    if (o.verify) {
+      const std::string what = std::string(t.name) + " " + std::to_string(bytes) + " B";
+      const bool ok = s.checkPattern(me == 1, dst, bytes, seed, peer, 0, what + ": destination") &&
+                      s.checkPattern(me == 1, dst + bytes, kGuardBytes, poison, me, bytes,
+                                     what + ": the bytes past the destination were overwritten");
+      if (!ok) break;
+    }
+    const double gbps = s.sumOverPes(me == 0 ? bandwidthGBps(bytes, o.iters, ms) : 0);
+    s.add({label, bytes, metric::kBw, metric::kBwUnits, '+', gbps, o.iters, ms});
+  }
+  s.print();
+  s.freeSymmetric(dst);
+  s.freeSymmetric(src);
+}
+
 }  // namespace
 
 void runRma(Session& s) {
   const Options& o = s.options();
+  if (o.test == Test::PutOnStreamBw) {
+    runPutOnStream(s);
+    return;
+  }
   const TestInfo& t = testInfo(o.test);
   const bool get = o.test == Test::GetBw || o.test == Test::GetLatency;
   const bool bandwidth = t.kind == Kind::Bandwidth;

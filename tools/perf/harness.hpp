@@ -127,7 +127,8 @@ class Session {
 
 // The benchmarks (one file each); they add results to the session and stop at the first
 // verification failure.
-void runRma(Session& s);         // shmem_put_bw, shmem_get_bw, shmem_put_latency, shmem_get_latency
+void runRma(Session& s);         // shmem_put_bw, shmem_get_bw, shmem_put_latency, shmem_get_latency,
+                                 // shmem_put_on_stream_bw
 void runP(Session& s);           // shmem_p_bw, shmem_p_latency
 void runAtomic(Session& s);      // shmem_atomic_bw, shmem_atomic_latency
 void runPingPong(Session& s);    // shmem_put_ping_pong_latency, shmem_put_signal_ping_pong_latency

@@ -61,7 +61,8 @@ int runTool(const Options& o, MPI_Comm comm) {
     case Test::PutBw:
     case Test::GetBw:
     case Test::PutLatency:
-    case Test::GetLatency: runRma(s); break;
+    case Test::GetLatency:
+    case Test::PutOnStreamBw: runRma(s); break;
     case Test::PBw:
     case Test::PLatency: runP(s); break;
     case Test::AtomicBw:

@@ -89,6 +89,10 @@ const std::vector<TestInfo>& table() {
     {Test::SyncOnStream, "sync_on_stream", Kind::Collective, false, false, false, false, false, Scope::Block,
      0, 0, 200, 20, 1, 256,
      "team_sync_on_stream enqueued by every PE's host, per call"},
+    // RMA from the host: no grid (-c, -t, -s do not apply); the library picks the copy engine or a kernel.
+    {Test::PutOnStreamBw, "shmem_put_on_stream_bw", Kind::Bandwidth, false, false, false, false, false,
+     Scope::Block, 64 * KiB, 256 * MiB, 20, 5, 1, 1,
+     "putmem_on_stream from PE 0's host to PE 1, -n calls then one quiet_on_stream; <size> bytes per call"},
   };
   // clang-format on
   return t;
@@ -236,7 +240,8 @@ bool onStream(Test t) {
     case Test::FcollectOnStream:
     case Test::ReductionOnStream:
     case Test::BarrierOnStream:
-    case Test::SyncOnStream: return true;
+    case Test::SyncOnStream:
+    case Test::PutOnStreamBw: return true;
     default: return false;
   }
 }
@@ -546,11 +551,13 @@ ParseResult parseArgs(int argc, const char* const* argv) {
                             : haveE ? "-e"
                                     : "-f") +
                 " does not apply to " + tn + " (it moves no data: one row of size 0)");
-  if (collective && onStream(t->test) && haveS)
-    return fail("-s does not apply to " + tn +
-                ": the host enqueues it on a stream (the device forms are the *_latency tests)");
-  if (collective && onStream(t->test) && haveT)
-    return fail("-t does not apply to " + tn + ": the library sizes the kernels of its stream collectives");
+  if (onStream(t->test) && haveS)
+    return fail("-s does not apply to " + tn + ": the host enqueues it on a stream" +
+                (collective ? " (the device forms are the *_latency tests)" : " (the device form is shmem_put_bw)"));
+  if (onStream(t->test) && haveT)
+    return fail("-t does not apply to " + tn + ": the library sizes the kernels of its stream operations");
+  if (!collective && onStream(t->test) && haveC)
+    return fail("-c does not apply to " + tn + ": the library sizes the kernels of its stream operations");
 
   o.minBytes = haveB ? minB : t->minBytes;
   o.maxBytes = haveE ? maxB : t->maxBytes;

@@ -53,7 +53,8 @@ bool parseAtomicOp(const std::string& text, AtomicOp* op);
 bool atomicFetches(AtomicOp op);
 
 // Collective tests (Kind::Collective): which collective, and whether the host calls its
-// _on_stream form (else a kernel calls the device form at the run's scopes).
+// _on_stream form (else a kernel calls the device form at the run's scopes). onStream is also
+// true for shmem_put_on_stream_bw (host-enqueued puts: no -s, -t or -c).
 Coll collOf(Test t);
 bool onStream(Test t);
 // Collectives that move data (all but barrier and sync).

@@ -14,7 +14,7 @@ namespace mori::perf {
 
 // NVSHMEM perftest's point-to-point tests (perftest/device/pt-to-pt), plus shmem_init_time, and
 // its collective tests: device forms (perftest/device/coll, <name>_latency) and stream forms
-// (perftest/host/coll, <name>_on_stream).
+// (perftest/host/coll, <name>_on_stream); and shmem_put_on_stream_bw, the host's stream-ordered put.
 enum class Test {
   PutBw,
   GetBw,
@@ -38,12 +38,14 @@ enum class Test {
   FcollectOnStream,
   ReductionOnStream,
   BarrierOnStream,
-  SyncOnStream
+  SyncOnStream,
+  PutOnStreamBw
 };
 
 // How a test is driven and what it reports.
 enum class Kind {
-  Bandwidth,  // PE 0 (both with --bidir) runs a grid of -c x -t; GB/s and message rate
+  Bandwidth,  // PE 0 (both with --bidir) runs a grid of -c x -t (or, for shmem_put_on_stream_bw, its
+              // host enqueues the calls on a stream); GB/s and message rate
   Latency,    // PE 0 runs one CTA; microseconds per iteration
   PingPong,   // both PEs run one CTA; microseconds per round trip
   Init,       // time of the library's initialisation

@@ -267,6 +267,43 @@ TEST(PerfCollectives, ArgumentsAndShapes) {
   EXPECT_EQ(elementBytes(mori::perf::Test::AlltoallLatency, DataType::Bfloat16), 8u);
 }
 
+TEST(PerfArgs, PutOnStreamBw) {
+  // The host's stream-ordered put: a bandwidth test without a grid, scope, message rate or --bidir.
+  const TestInfo* t = findTest("shmem_put_on_stream_bw");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->test, mori::perf::Test::PutOnStreamBw);
+  EXPECT_EQ(t->kind, Kind::Bandwidth);
+  EXPECT_TRUE(onStream(t->test));
+  EXPECT_FALSE(t->scoped);
+  Options o = ok({"shmem_put_on_stream_bw"});
+  EXPECT_EQ(o.minBytes, size_t{64} << 10);
+  EXPECT_EQ(o.maxBytes, size_t{256} << 20);
+  EXPECT_EQ(seriesName(o), "shmem_put_on_stream_bw");
+  // The standard.list row.
+  o = ok({"shmem_put_on_stream_bw", "-b", "64M", "-e", "256M", "-f", "4", "-n", "20", "-w", "2"});
+  EXPECT_EQ(sizeSweep(o), (std::vector<size_t>{size_t{64} << 20, size_t{256} << 20}));
+  EXPECT_EQ(o.iters, 20);
+  EXPECT_EQ(o.warmup, 2);
+  EXPECT_GE(heapBytesNeeded(o), 2 * ((size_t{256} << 20) + kGuardBytes));
+  EXPECT_EQ(sizeSweep(ok({"shmem_put_on_stream_bw", "-b", "3", "-e", "100", "-f", "4"})),
+            (std::vector<size_t>{3, 12, 48}));
+  // Bad inputs name the option and the test.
+  EXPECT_NE(error({"shmem_put_on_stream_bw", "-s", "block"}).find("-s does not apply to shmem_put_on_stream_bw"),
+            std::string::npos);
+  EXPECT_NE(error({"shmem_put_on_stream_bw", "-t", "64"}).find("-t does not apply to shmem_put_on_stream_bw"),
+            std::string::npos);
+  EXPECT_NE(error({"shmem_put_on_stream_bw", "-c", "4"}).find("-c does not apply to shmem_put_on_stream_bw"),
+            std::string::npos);
+  EXPECT_NE(error({"shmem_put_on_stream_bw", "--bidir"}).find("--bidir does not apply"), std::string::npos);
+  EXPECT_NE(error({"shmem_put_on_stream_bw", "--msgrate"}).find("--msgrate does not apply"), std::string::npos);
+  EXPECT_NE(error({"shmem_put_on_stream_bw", "-a", "add"}).find("-a does not apply"), std::string::npos);
+  EXPECT_NE(error({"shmem_put_on_stream_bw", "-d", "float"}).find("-d does not apply"), std::string::npos);
+  EXPECT_NE(error({"shmem_put_on_stream_bw", "-b", "1G", "-e", "1M"}).find("-b 1G is larger than -e 1M"),
+            std::string::npos);
+  EXPECT_NE(error({"shmem_put_on_stream_bw", "-n", "0"}).find("-n '0'"), std::string::npos);
+  EXPECT_NE(testListing().find("shmem_put_on_stream_bw"), std::string::npos);
+}
+
 TEST(PerfCollectives, PieceBytes) {
   // alltoall / fcollect: <size> is what lands in each PE, PEs x piece; broadcast / reduction: all of it.
   EXPECT_EQ(collectivePieceBytes(mori::perf::Test::AlltoallLatency, DataType::Int32, 1024, 2), 512u);
