@@ -4,7 +4,7 @@
 //   reserve   one atomicAdd on the producers' `reserved` count hands out consecutive slots; it
 //             never waits
 //   room      the slots' previous lap has been released by the engine (provider: RDMA counts
-//             consumed completions, SDMA reads the engine's read pointer)
+//             consumed completions, SDMA waits for its completion word: sdma_flow.hpp)
 //   write     the provider encodes each slot (WQEs; SDMA packets padded to the slot)
 //   submit    the thread that announces a reservation [base, end) waits until every earlier one is
 //             announced (posted == base), after a system fence that makes its slots visible to the
