@@ -79,6 +79,22 @@ void launch(Scope scope, bool bandwidth, unsigned grid, unsigned block, hipStrea
 
 constexpr uint64_t kPoison = 0xdeadbeefcafef00dull;
 
+// One size's data round: both buffers refilled (src with this PE's pattern, dst and its guard
+// with poison), then every PE waits for the others.
+void prepareRound(Session& s, uint8_t* src, uint8_t* dst, size_t capacity, uint64_t seed) {
+  s.fillPattern(src, capacity, seed, s.pe());
+  s.fillPattern(dst, capacity, seed ^ kPoison, s.pe());
+  s.barrier("data setup");  // every PE's buffers are ready before anyone moves data
+}
+
+// After the round: a receiving PE holds its peer's pattern in dst[0, bytes) and the poison past it.
+bool checkRound(Session& s, bool receives, const uint8_t* dst, size_t bytes, uint64_t seed, int peer,
+                const std::string& what) {
+  return s.checkPattern(receives, dst, bytes, seed, peer, 0, what + ": destination") &&
+         s.checkPattern(receives, dst + bytes, kGuardBytes, seed ^ kPoison, s.pe(), bytes,
+                        what + ": the bytes past the destination were overwritten");
+}
+
 // `calls` putmem_on_stream of src[0, bytes) into the peer's dst, then one quiet_on_stream; fatal
 // on a failed status.
 void putOnStream(hipStream_t stream, uint8_t* dst, const uint8_t* src, size_t bytes, int peer, int calls) {
@@ -101,10 +117,8 @@ void runPutOnStream(Session& s) {
   const char* label = "stream";
 
   for (size_t bytes : sizeSweep(o)) {
-    const uint64_t seed = s.seedFor(bytes, scope), poison = seed ^ kPoison;
-    s.fillPattern(src, capacity, seed, me);
-    s.fillPattern(dst, capacity, poison, me);
-    s.barrier("data setup");  // every PE's buffers are ready before anyone moves data
+    const uint64_t seed = s.seedFor(bytes, scope);
+    prepareRound(s, src, dst, capacity, seed);
 
     double ms = 0;
     if (me == 0) {
@@ -118,10 +132,7 @@ void runPutOnStream(Session& s) {
 
     if (o.verify) {
       const std::string what = std::string(t.name) + " " + std::to_string(bytes) + " B";
-      const bool ok = s.checkPattern(me == 1, dst, bytes, seed, peer, 0, what + ": destination") &&
-                      s.checkPattern(me == 1, dst + bytes, kGuardBytes, poison, me, bytes,
-                                     what + ": the bytes past the destination were overwritten");
-      if (!ok) break;
+      if (!checkRound(s, me == 1, dst, bytes, seed, peer, what)) break;
     }
     const double gbps = s.sumOverPes(me == 0 ? bandwidthGBps(bytes, o.iters, ms) : 0);
     s.add({label, bytes, metric::kBw, metric::kBwUnits, '+', gbps, o.iters, ms});
@@ -160,10 +171,8 @@ void runRma(Session& s) {
     const unsigned block = static_cast<unsigned>(threadsFor(o, scope, s.waveSize()));
     const unsigned grid = static_cast<unsigned>(ctasFor(o));
     for (size_t bytes : sizeSweep(o)) {
-      const uint64_t seed = s.seedFor(bytes, scope), poison = seed ^ kPoison;
-      s.fillPattern(src, capacity, seed, me);
-      s.fillPattern(dst, capacity, poison, me);
-      s.barrier("data setup");  // every PE's buffers are ready before anyone moves data
+      const uint64_t seed = s.seedFor(bytes, scope);
+      prepareRound(s, src, dst, capacity, seed);
 
       double ms = 0;
       if (drives) {
@@ -178,9 +187,7 @@ void runRma(Session& s) {
 
       if (o.verify) {
         const std::string what = std::string(t.name) + " " + scopeName(scope) + " " + std::to_string(bytes) + " B";
-        ok = s.checkPattern(receives, dst, bytes, seed, peer, 0, what + ": destination") &&
-             s.checkPattern(receives, dst + bytes, kGuardBytes, poison, me, bytes,
-                            what + ": the bytes past the destination were overwritten");
+        ok = checkRound(s, receives, dst, bytes, seed, peer, what);
         if (!ok) break;
       }
 
