@@ -21,7 +21,8 @@ thread of the program, which is what the _block forms need (every thread of the 
 the same arguments). _warp forms need a program of one warp (num_warps=1). Single-thread
 operations with scalar arguments (p, atomics, signal_op, quiet, barrier_all_thread) run once per
 thread: guard them with `if mst.thread_rank() == 0:` when once per program is meant; with tensor
-arguments each element is one call.
+arguments each element is one call. Adds, swaps and signals with tensor arguments need at least one
+element per thread of the program (a smaller tensor is refused when the kernel compiles).
 """
 
 import ctypes
@@ -155,15 +156,62 @@ def disable():
 # ---- extern calls -------------------------------------------------------------------------------------
 
 
-def _call(symbol, args, types, ret, _semantic):
+def _call(symbol, args, types, ret, _semantic, once=False):
+    """One extern call per element. once: the operation must not run twice for an element (it
+    adds, swaps or signals); with tensor arguments it gets the two guards below."""
     converted = []
     for a, t in zip(args, types):
         a = _semantic.to_tensor(core._unwrap_if_constexpr(a))
         if a.dtype != t:
             a = _semantic.cast(a, t)  # a pointer becomes its address (ptrtoint)
         converted.append(a)
-    return core.extern_elementwise("", "", converted, {tuple(types): (symbol, ret)}, is_pure=False,
-                                   _semantic=_semantic)
+    shape = next((a.type.get_block_shapes() for a in converted if a.type.is_block()), None)
+    if once and shape is not None:
+        _check_no_replicas(symbol, shape, _semantic)
+    result = core.extern_elementwise("", "", converted, {tuple(types): (symbol, ret)}, is_pure=False,
+                                     _semantic=_semantic)
+    if once and shape is not None:
+        result = _pin(result, _semantic)
+    return result
+
+
+def _check_no_replicas(symbol, shape, _semantic):
+    # Triton gives every element of a tensor smaller than the program to several threads, and each
+    # of them runs an elementwise call: an add or signal would apply several times per element.
+    options = _semantic.builder.options
+    threads = options.num_warps * getattr(options, "warp_size", 32)
+    numel = 1
+    for n in shape:
+        numel *= n
+    if numel < threads:
+        raise ValueError(f"mori_shmem.triton: {symbol[len('mori_shmem_jit_'):]} on a tensor of {numel} elements in a "
+                         f"program of {threads} threads would run on several threads per element: use tensors "
+                         f"of at least {threads} elements (mask the rest) or fewer warps")
+
+
+def _pin(result, _semantic):
+    """Keeps Triton from cloning the call that produced `result` into a second layout.
+
+    Triton up to 3.6 rematerialises elementwise chains, impure extern calls included, when a
+    result is needed in another layout (measured: every fetch_add applied twice when the fetched
+    values were stored with 2 elements per thread; upstream has since blocked remat of ops with
+    write effects). Rematerialisation never crosses an scf.while, so the result passes through
+    one that never iterates: its condition (my_pe < 0) is false on every PE, and its body changes
+    the value so that no canonicalisation can see through the loop."""
+    b = _semantic.builder
+    never = _semantic.less_than(_call("mori_shmem_jit_my_pe", (), (), _I32, _semantic), _semantic.to_tensor(0))
+    block = b.get_insertion_block()
+    ty = result.handle.get_type()
+    loop = b.create_while_op([ty], [result.handle])
+    before = b.create_block_with_parent(loop.get_before(), [ty])
+    b.set_insertion_point_to_start(before)
+    b.create_condition_op(never.handle, [before.arg(0)])
+    after = b.create_block_with_parent(loop.get_after(), [ty])
+    b.set_insertion_point_to_start(after)
+    arg = core.tensor(after.arg(0), result.type)
+    b.create_yield_op([_semantic.add(arg, arg, True).handle])
+    b.set_insertion_point_to_end(block)
+    return core.tensor(loop.get_result(0), result.type)
 
 
 @core.extern
@@ -210,7 +258,7 @@ def _rma_signal(symbol):
     @core.extern
     def call(dest, src, nbytes, sig_addr, signal, sig_op, pe, _semantic=None):
         return _call(symbol, (dest, src, nbytes, sig_addr, signal, sig_op, pe), (_A, _A, _U64, _A, _U64, _I32, _I32),
-                     _I32, _semantic)
+                     _I32, _semantic, once=True)
 
     call.__name__ = symbol[len("mori_shmem_jit_"):]
     return call
@@ -272,7 +320,7 @@ def _amo(name, op):
 
         @core.extern
         def call(dest, cond, value, pe, _semantic=None):
-            return _call(symbol, (dest, cond, value, pe), (_A, t, t, _I32), t, _semantic)
+            return _call(symbol, (dest, cond, value, pe), (_A, t, t, _I32), t, _semantic, once=True)
     elif op == "atomic_fetch":
 
         @core.extern
@@ -285,10 +333,11 @@ def _amo(name, op):
             return _call(symbol, (ivar, cmp, value), (_A, _I32, t), _I32, _semantic)
     else:
         ret = t if op in ("atomic_fetch_add", "atomic_swap") else _I32
+        once = op != "atomic_set"  # a set applied twice leaves the same value
 
         @core.extern
         def call(dest, value, pe, _semantic=None):
-            return _call(symbol, (dest, value, pe), (_A, t, _I32), ret, _semantic)
+            return _call(symbol, (dest, value, pe), (_A, t, _I32), ret, _semantic, once=once)
 
     return call
 
@@ -312,7 +361,8 @@ int64_wait_until = _amo("int64", "wait_until")
 @core.extern
 def signal_op(sig_addr, signal, sig_op, pe, _semantic=None):
     """Unordered update of pe's signal word (SIGNAL_SET / SIGNAL_ADD); fence first to order it."""
-    return _call("mori_shmem_jit_signal_op", (sig_addr, signal, sig_op, pe), (_A, _U64, _I32, _I32), _I32, _semantic)
+    return _call("mori_shmem_jit_signal_op", (sig_addr, signal, sig_op, pe), (_A, _U64, _I32, _I32), _I32, _semantic,
+                 once=True)
 
 
 @core.extern
