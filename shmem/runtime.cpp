@@ -6,6 +6,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "application/bootstrap/shm_bootstrap.hpp"
 #include "mori/platform/clock.hpp"
 #include "shmem/module_registry.hpp"
 #include "shmem/team_registry.hpp"
@@ -147,6 +148,9 @@ Status Runtime::start(unsigned flags, const mori_shmem_init_attr_t* attr) {
   } else {
     MORI_TRY(bootstrap::createDefault(cfg_, &boot_));
   }
+  // PEs that all share this host: collectives through shared memory (the symmetric check of each
+  // malloc/free is one), not the TCP star. MPI keeps its own same-host path.
+  if (strcmp(boot_->name(), "mpi") != 0) MORI_TRY(bootstrap::attachSharedMemory(cfg_.bootstrapTimeout, &boot_));
   log::setPe(boot_->rank());
   const double tBoot = msSince(t0);
   MORI_TRY(context::Context::create(*boot_, cfg_, &ctx_));
