@@ -10,6 +10,13 @@ bytes to PE 1 per iteration with putmem_nbi_block, one quiet_block per program e
 GB/s = size * iters / time (CUDA events), best of --reps. Latency: one program; its thread 0 runs
 putmem_nbi_thread(8 B) + quiet per iteration; microseconds per iteration. The destination is
 checked byte for byte after the bandwidth runs. Writes JSON (--out) and prints a table.
+
+Two times per figure: `gbps` / `usec` is the kernel's GPU time: the stream is kept busy (a GPU
+sleep) while the host launches, so Python's launch path (Triton's launcher, tens to hundreds of us)
+is not counted; `*_incl_launch` is the events around one launch from an idle stream, as the C++
+tool times its kernels (its launch from C++ costs a few us). `launch_us`: the host time of one
+launch. While PE 0 is timed, PE 1 waits on the host (no GPU work of its own that would share the
+GPU), as the C++ tool's PE 1 does.
 """
 
 import argparse
@@ -47,16 +54,29 @@ def put_latency(dst, src, nbytes, peer, iters):
             mst.quiet()
 
 
-def timed(fn, reps):
-    best = float("inf")
+# GPU cycles of the sleep queued in front of a timed launch: ~1 ms at H200 clocks, longer than
+# Triton's host launch path.
+SLEEP_CYCLES = 2_000_000
+
+
+def timed(fn, reps, hide_launch):
+    """Best of `reps` launches of fn, in seconds (CUDA events); with hide_launch the host launches
+    while a GPU sleep runs, so only the kernel's GPU time is counted. Also returns the host time of
+    one launch (seconds, best of reps)."""
+    best, host = float("inf"), float("inf")
     for _ in range(reps):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda.synchronize()
+        if hide_launch:
+            torch.cuda._sleep(SLEEP_CYCLES)
         start.record()
+        t0 = time.perf_counter()
         fn()
+        host = min(host, time.perf_counter() - t0)
         end.record()
         end.synchronize()
         best = min(best, start.elapsed_time(end) * 1e-3)
-    return best
+    return best, host
 
 
 def main():
@@ -98,7 +118,9 @@ def main():
                 run = lambda: put_bw[(a.ctas, )](dst, src, size, 1, a.iters, num_warps=a.warps, extern_libs=libs)  # noqa: E731
                 run()  # compile, load, bind
                 torch.cuda.synchronize()
-                secs = timed(run, a.reps)
+                gpu, host = timed(run, a.reps, True)
+                secs = (gpu, timed(run, a.reps, False)[0], host)
+            dist.barrier()  # PE 1 waits here, on the host, while PE 0 is timed
             ms.barrier_all_on_stream()
             torch.cuda.synchronize()
             ok = True
@@ -112,26 +134,32 @@ def main():
             secs = flags[0][1]
             failures += not ok
             rows.append({"test": "triton_put_bw", "scope": "block", "bytes": size, "ctas": a.ctas,
-                         "threads": a.warps * 32, "iters": a.iters, "gbps": size * a.iters / secs / 1e9,
+                         "threads": a.warps * 32, "iters": a.iters, "gbps": size * a.iters / secs[0] / 1e9,
+                         "gbps_incl_launch": size * a.iters / secs[1] / 1e9, "launch_us": secs[2] * 1e6,
                          "verified": ok})
         ms.barrier_all_on_stream()
         torch.cuda.synchronize()
-        lat_us = None
+        lat = None
         if me == 0:
             run = lambda: put_latency[(1, )](dst, src, 8, 1, a.lat_iters, num_warps=1, extern_libs=libs)  # noqa: E731
             run()
             torch.cuda.synchronize()
-            lat_us = timed(run, a.reps) / a.lat_iters * 1e6
+            gpu, host = timed(run, a.reps, True)
+            lat = (gpu / a.lat_iters * 1e6, timed(run, a.reps, False)[0] / a.lat_iters * 1e6, host * 1e6)
         got = [None] * npes
-        dist.all_gather_object(got, lat_us)
+        dist.all_gather_object(got, lat)  # PE 1 waits here, on the host
         rows.append({"test": "triton_put_latency", "scope": "thread", "bytes": 8, "iters": a.lat_iters,
-                     "usec": got[0]})
+                     "usec": got[0][0], "usec_incl_launch": got[0][1], "launch_us": got[0][2]})
         ms.barrier_all_on_stream()
         torch.cuda.synchronize()
     if me == 0:
         for r in rows:
-            figure = f"{r['gbps']:.1f} GB/s" if "gbps" in r else f"{r['usec']:.3f} us"
-            print(f"{r['test']:20s} {r['bytes']:>12d} B  {figure}" + ("" if r.get("verified", True) else "  FAILED"))
+            if "gbps" in r:
+                figure = f"{r['gbps']:.1f} GB/s ({r['gbps_incl_launch']:.1f} with the launch)"
+            else:
+                figure = f"{r['usec']:.3f} us ({r['usec_incl_launch']:.3f} with the launch)"
+            print(f"{r['test']:20s} {r['bytes']:>12d} B  {figure}  launch {r['launch_us']:.1f} us" +
+                  ("" if r.get("verified", True) else "  FAILED"))
         if a.out:
             with open(a.out, "w") as f:
                 json.dump({"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "triton": triton.__version__,

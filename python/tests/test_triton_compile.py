@@ -8,6 +8,10 @@ kernel compiles to a cubin / hsaco; on AMD a kernel of the common calls: my_pe, 
 put-with-signal, signal_wait_until, an atomic, quiet_block), the module defines mori_shmem_device_states (what
 mori_shmem_module_init binds) with one size for every kernel, and a kernel that calls the API
 without the bitcode does not compile, and the entry points are inlined. Skipped with the reason without triton or without bitcode.
+On sm90 the generated code of python/benchmarks/bench_triton.py's two kernels (block put loop,
+8-byte put + quiet loop) keeps the C++ kernel's shape: global loads (ld.global, not generic ld),
+the device state read before the loop (no ld.const of a fixed state field inside it), no local
+memory in the kernel's PTX.
 The package's extension (_C) is not needed: only mori_shmem/triton.py and _paths.py are loaded.
 """
 
@@ -163,6 +167,69 @@ def test_every_call_links(arch):
     if arch.startswith("sm"):
         unresolved = re.findall(r"\.extern \.func[^;]*?(mori_\w+)", k.asm["ptx"])
         assert not unresolved, f"{arch}: unresolved device library calls: {unresolved}"
+
+
+# The kernels of python/benchmarks/bench_triton.py (that file needs torch).
+@triton.jit
+def bench_put_bw(dst, src, nbytes, peer, iters):
+    p = tl.program_id(0)
+    share = tl.cdiv(nbytes, tl.num_programs(0).to(tl.int64))
+    begin = p.to(tl.int64) * share
+    length = tl.minimum(share, nbytes - begin)
+    if length > 0:
+        for _ in range(0, iters):
+            mst.putmem_nbi_block(dst + begin, src + begin, length, peer)
+    mst.quiet_block()
+
+
+@triton.jit
+def bench_put_latency(dst, src, nbytes, peer, iters):
+    if mst.thread_rank() == 0:
+        for _ in range(0, iters):
+            mst.putmem_nbi_thread(dst, src, nbytes, peer)
+            mst.quiet()
+
+
+def _entry_blocks(ptx, name):
+    """The kernel's PTX (not its callees') as (in_loop, lines) per basic block; LLVM marks the
+    blocks of a loop with 'Loop' in the comment of their label."""
+    body = re.search(r"\.visible \.entry " + name + r"\((.*?)\n\}", ptx, re.S)
+    assert body, f"no entry {name} in the PTX"
+    blocks, in_loop, lines = [], False, []
+    for line in body.group(1).split("\n"):
+        label = re.match(r"\s*(\$L__BB\d+_\d+:|// %bb\.\d+:)(.*)", line)
+        if label:
+            blocks.append((in_loop, lines))
+            in_loop, lines = "Loop" in label.group(2), []
+        else:
+            lines.append(line.split("//")[0].strip())
+    blocks.append((in_loop, lines))
+    return blocks
+
+
+@pytest.mark.parametrize("kernel,warps", [(bench_put_bw, 32), (bench_put_latency, 1)])
+def test_put_loop_codegen(kernel, warps):
+    libs = (("mori_shmem", _bitcode("sm90")), )
+    sig = {"dst": "*u8", "src": "*u8", "nbytes": "i64", "peer": "i32", "iters": "i32"}
+    k = triton.compile(ASTSource(fn=kernel, signature=sig), target=TARGETS["sm90"],
+                       options={"extern_libs": libs, "num_warps": warps})
+    name = kernel.__name__
+    blocks = _entry_blocks(k.asm["ptx"], name)
+    assert any(in_loop for in_loop, _ in blocks), f"{name}: no loop found in the PTX (LLVM's loop comments?)"
+    code = [line for _, lines in blocks for line in lines if line]
+    # The source is read with global loads, as nvcc's kernel does (generic loads went through
+    # the address-space check of every access); the JIT addresses are global memory.
+    generic_ld = re.compile(r"ld(\.volatile|\.relaxed\.\w+|\.acquire\.\w+)?\.(v\d\.)?[bsuf]\d+")
+    generic = [line for line in code if generic_ld.match(line)]
+    assert not generic, f"{name}: generic loads in the kernel: {generic[:4]}"
+    assert any(line.startswith("ld.global") for line in code), f"{name}: no ld.global in the kernel"
+    # The state's fixed fields (magic word, heap base and size, RDMA/SDMA counts) are read once,
+    # before the loop: the bitcode declares the state constant (shmem/device/bitcode/constant_state.cmake).
+    reread = [line for in_loop, lines in blocks if in_loop for line in lines
+              if re.match(r"ld\.const\S*\s+%\w+, \[mori_shmem_device_states\+\d+\]", line)]
+    assert not reread, f"{name}: the device state is re-read inside the loop: {reread[:4]}"
+    local = [line for line in code if ".local" in line or "__local_depot" in line]
+    assert not local, f"{name}: local memory in the kernel: {local[:4]}"
 
 
 @pytest.mark.parametrize("arch", ["sm90"])

@@ -4,8 +4,9 @@
 # Contents: the device library's sources (this folder's parent: the device state and the general
 # paths) plus bitcode/jit_api.cpp (C-named entry points over the inline device API), compiled by
 # clang as CUDA / HIP device code and linked with llvm-link; the functions' target attributes are
-# then removed so that a JIT inlines them (strip_function_attrs.cmake). nvcc cannot emit LLVM
-# bitcode.
+# then removed so that a JIT inlines them (strip_function_attrs.cmake), and on NVIDIA the device
+# state is declared constant so that a JIT's loops read it once (constant_state.cmake). nvcc cannot
+# emit LLVM bitcode.
 #
 # MORI_SHMEM_BITCODE: AUTO (build when a suitable clang is found), ON (fail without one), OFF.
 # clang 19 or newer: sm_90 and gfx942 need it; gfx950 needs clang 20.
@@ -135,15 +136,24 @@ function(mori_add_device_bitcode)
     set(_out ${PROJECT_BINARY_DIR}/lib/mori_shmem_device_${_arch}.bc)
     # Link the library (every function), then what it needs of the ROCm libraries (llvm-link's
     # --only-needed applies to every file after the first, so the library is linked alone first),
-    # then drop the per-function target attributes (bitcode/strip_function_attrs.cmake).
+    # then drop the per-function target attributes (bitcode/strip_function_attrs.cmake) and, on
+    # NVIDIA, declare the device state constant (bitcode/constant_state.cmake).
+    set(_final ${_objdir}/stripped.ll)
+    set(_constant_cmd "")
+    if(MORI_GPU_PLATFORM STREQUAL "nvidia")
+      set(_final ${_objdir}/final.ll)
+      set(_constant_cmd COMMAND ${CMAKE_COMMAND} -DIN=${_objdir}/stripped.ll -DOUT=${_final} -P
+                        ${_dir}/bitcode/constant_state.cmake)
+    endif()
     add_custom_command(
       OUTPUT ${_out}
       COMMAND ${MORI_BITCODE_LLVM_LINK} ${_parts} -o ${_objdir}/library.bc
       COMMAND ${MORI_BITCODE_LLVM_LINK} ${_objdir}/library.bc ${_link_extra} -S -o ${_objdir}/linked.ll
       COMMAND ${CMAKE_COMMAND} -DIN=${_objdir}/linked.ll -DOUT=${_objdir}/stripped.ll -P
               ${_dir}/bitcode/strip_function_attrs.cmake
-      COMMAND ${MORI_BITCODE_LLVM_AS} ${_objdir}/stripped.ll -o ${_out}
-      DEPENDS ${_parts} ${_dir}/bitcode/strip_function_attrs.cmake
+      ${_constant_cmd}
+      COMMAND ${MORI_BITCODE_LLVM_AS} ${_final} -o ${_out}
+      DEPENDS ${_parts} ${_dir}/bitcode/strip_function_attrs.cmake ${_dir}/bitcode/constant_state.cmake
       COMMENT "Device library bitcode ${_arch}: link"
       VERBATIM)
     list(APPEND _outputs ${_out})

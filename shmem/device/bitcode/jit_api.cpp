@@ -4,7 +4,9 @@
 // called once: no operation is implemented here.
 //
 // ABI, chosen so that a caller that knows only integers and floats can declare them:
-//   - addresses are uint64_t (a generic address, as Triton's pointer-to-int64 cast gives);
+//   - addresses are uint64_t: the address of global memory (a Triton pointer's, as its
+//     pointer-to-int64 cast gives; symmetric objects and local buffers alike), never of shared or
+//     local memory;
 //   - PEs, sizes and operation codes are int32 / int64 as written;
 //   - operations that return nothing in the C++ API return int32 0 (a JIT's extern call needs a
 //     result type).
@@ -14,7 +16,10 @@
 #include "mori/shmem.h"
 
 #define MORI_JIT extern "C" __device__
-#define MORI_JIT_ADDR(T, a) reinterpret_cast<T>(static_cast<uintptr_t>(a))
+// A JIT address as a pointer known to be global memory: LLVM then emits global accesses
+// (ld.global) where the integer's generic pointer gave generic ones (ld), as in a C++ kernel whose
+// pointer arguments nvcc knows to be global.
+#define MORI_JIT_ADDR(T, a) ((T)(__attribute__((address_space(1))) char*)(static_cast<uintptr_t>(a)))
 
 // ---- queries ------------------------------------------------------------------------------------
 MORI_JIT int32_t mori_shmem_jit_my_pe(void) { return mori_shmem_my_pe(); }
