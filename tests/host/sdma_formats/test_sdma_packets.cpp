@@ -14,6 +14,7 @@
 
 #include "mori/transport/sdma/sdma_slot.hpp"
 #include "tests/support/dma_model/engine_packets.hpp"
+#include "tests/support/dma_model/packet_walk.hpp"
 
 namespace mori::test::dma {
 namespace {
@@ -266,6 +267,7 @@ TEST(SdmaFormats, SlotsWalkAcrossTheWrap) {
           sawFence = true;
           EXPECT_EQ(get64(q, kFenceAddrLo), fenceAddr);
           EXPECT_EQ(q[kFenceData], fenceValue);
+          EXPECT_EQ(at + n, kSlotDwords) << "the completion FENCE ends the slot";
           break;
         case kNop: EXPECT_GE(at, used) << "NOPs only after the packets"; break;
         default: FAIL() << "unexpected opcode " << get(q, kOp);
@@ -287,6 +289,53 @@ TEST(SdmaFormats, SlotsWalkAcrossTheWrap) {
     at = (at + n) % (kSlots * kSlotDwords);
   }
   EXPECT_EQ(walked, kSlots * kSlotDwords);
+}
+
+// The FENCE at a batch's last slot frees that slot for the next lap (sdma_flow.hpp): a producer
+// may rewrite it as soon as the completion word changes. Walked with the model's reader
+// (packet_walk.hpp), with the slot rewritten by a random next-lap entry the moment its FENCE
+// executes: the engine must have nothing of the slot left to read. (With padding after the FENCE
+// the reader took the next lap's dwords for packets: an ordered signal's ATOMIC value became an
+// unknown header, or a copy slot's padding ran into a FENCE with the next lap's value.)
+TEST(SdmaFormats, NothingOfASlotIsReadAfterTheFenceThatFreesIt) {
+  std::mt19937_64 rng(seedFor("SdmaFormats.NothingOfASlotIsReadAfterTheFenceThatFreesIt"));
+  const uint64_t completionAddr = 0x7f0000001010ull;
+  auto randomEntry = [&](uint32_t* p, bool fence, uint32_t fenceValue) {
+    const uint64_t bytes = rng() % 3 == 0 ? 0 : 1 + rng() % kMaxCopyBytes;
+    const bool withSig = bytes == 0 || rng() % 2;
+    // Signal values and poll targets small and nonzero, like the unit numbers tests signal with.
+    const SignalDesc sig{(rng() | 8) & ~uint64_t{7}, 1 + rng() % 1000, rng() % 2 ? AtomicOp::Add64 : AtomicOp::Swap64};
+    PollDesc polls[kMaxSlotPolls];
+    const uint32_t nPolls = bytes == 0 ? static_cast<uint32_t>(rng() % (kMaxSlotPolls + 1)) : 0;
+    for (uint32_t i = 0; i < nPolls; ++i)
+      polls[i] = PollDesc{(rng() | 4) & ~uint64_t{3}, 1 + static_cast<uint32_t>(rng() % 1000)};
+    encodeSlot(p, rng() | 1, rng() | 1, bytes, withSig ? &sig : nullptr, fence ? completionAddr : 0, fenceValue, polls,
+               nPolls);
+  };
+  for (int it = 0; it < 4000; ++it) {
+    uint32_t ring[2 * kSlotDwords];
+    randomEntry(ring, true, 1);  // the batch's last slot: its FENCE frees slot 0
+    randomEntry(ring + kSlotDwords, rng() % 2, 2);
+    const uint64_t to = 2 * kSlotBytes;  // both announced
+    const auto word = [&](uint64_t at) { return ring[(at % to) / 4]; };
+    uint64_t pos = 0;
+    bool freed = false;
+    while (pos < to) {
+      uint32_t pkt[kMaxPacketDwords], error = 0;
+      const uint32_t n = readPacket(word, pos, to, pkt, &error);
+      ASSERT_EQ(error, 0u) << "iteration " << it << ": the model stops at ring byte " << pos << " (header 0x"
+                           << std::hex << pkt[0] << std::dec << ")" << (freed ? ", after the slot was rewritten" : "");
+      if (get(pkt, kOp) == kFence && get64(pkt, kFenceAddrLo) == completionAddr && pos < kSlotBytes) {
+        ASSERT_EQ(pos + uint64_t{n} * 4, uint64_t{kSlotBytes})
+            << "iteration " << it << ": the FENCE that frees slot 0 ends at byte " << pos + n * 4
+            << ": the engine would read the rest of the slot after a producer may have rewritten it";
+        freed = true;
+        randomEntry(ring, true, 3);  // the next lap's entry, as a producer whose room came writes it
+      }
+      pos += uint64_t{n} * 4;
+    }
+    EXPECT_TRUE(freed);
+  }
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 
 #include "mori/platform/atomic.hpp"
 #include "mori/platform/clock.hpp"
-#include "tests/support/dma_model/engine_packets.hpp"
+#include "tests/support/dma_model/packet_walk.hpp"
 
 namespace mori::test::dma {
 namespace {
@@ -59,32 +59,17 @@ __device__ bool pollMet(uint32_t func, uint32_t v, uint32_t ref) {
 __global__ void __launch_bounds__(kThreads)
     consumeKernel(const uint32_t* ring, uint64_t ringBytes, uint64_t from, uint64_t to, uint64_t* readPtr,
                   ModelError* error, uint64_t pollTimeoutNs) {
-  __shared__ uint32_t pkt[8];  // the longest packet executed (ATOMIC) has 8 dwords
+  __shared__ uint32_t pkt[kMaxPacketDwords];
   __shared__ uint32_t pktDwords;
   __shared__ uint32_t stop;
   uint64_t pos = from;
+  const auto word = [&](uint64_t at) { return ringWord(ring, ringBytes, at); };
   while (pos < to) {
     if (threadIdx.x == 0) {
-      stop = 0;
-      for (uint32_t i = 0; i < 8; ++i) pkt[i] = i * 4 + pos < to ? ringWord(ring, ringBytes, pos + i * 4) : 0;
-      uint32_t n = packetDwords(pkt);
-      // A run of one-dword NOPs (slot padding) is consumed in one step, as the engine's fetch may.
-      if (pkt[0] == 0)
-        while (n < 64 && pos + uint64_t{n} * 4 < to && ringWord(ring, ringBytes, pos + uint64_t{n} * 4) == 0) ++n;
-      const uint32_t op = get(pkt, kOp);
-      if (n == 0) {
-        *error = ModelError{kErrUnknownPacket, pkt[0], pos};
-        stop = 1;
-      } else if (pos + uint64_t{n} * 4 > to) {
-        *error = ModelError{kErrPastWritePointer, pkt[0], pos};
-        stop = 1;
-      } else if ((op == kAtomic && (get64(pkt, kAtomicAddrLo) & 7)) ||
-                 (op == kFence && (get64(pkt, kFenceAddrLo) & 3)) ||
-                 (op == kPollRegmem && (get64(pkt, kPollAddrLo) & 3))) {
-        *error = ModelError{kErrMisaligned, pkt[0], pos};
-        stop = 1;
-      }
-      pktDwords = n;
+      uint32_t code = 0;
+      pktDwords = readPacket(word, pos, to, pkt, &code);
+      stop = code != 0;
+      if (code != 0) *error = ModelError{code, pkt[0], pos};
     }
     __syncthreads();
     if (stop) break;

@@ -7,16 +7,16 @@
 #include <stdint.h>
 
 #include "mori/platform/gpu_runtime.hpp"
+#include "tests/support/dma_model/packet_walk.hpp"
 
 namespace mori::test::dma {
 
 // Written by the model kernel, read by the host thread (host-mapped).
 struct ModelError {
-  uint32_t code;  // 0: none; else one of the codes below
+  uint32_t code;  // 0: none; else a kErr* code (packet_walk.hpp)
   uint32_t header;
   uint64_t position;  // ring byte offset of the packet
 };
-constexpr uint32_t kErrUnknownPacket = 1, kErrPastWritePointer = 2, kErrPollTimeout = 3, kErrMisaligned = 4;
 const char* modelErrorName(uint32_t code);
 
 // Launches the consumer (one block) on `stream`.

@@ -34,9 +34,13 @@ static_assert(kMaxSlotPolls * kPollRegmemDwords + kAtomicDwords + kFenceDwords <
               "a waiting signal must fit one slot");
 
 // Writes the kSlotDwords dwords of a slot at p: [POLL_REGMEM per polls[0..nPolls)] [COPY_LINEAR
-// if bytes (1..kMaxCopyBytes)] [ATOMIC if sig] [FENCE of fenceValue to fenceAddr if fenceAddr]
-// then NOPs. Polls and a copy never share a slot (nPolls <= kMaxSlotPolls, bytes 0 with polls).
-// Returns the dwords of packets before the padding.
+// if bytes (1..kMaxCopyBytes)] [ATOMIC if sig], one-dword NOPs, then [FENCE of fenceValue to
+// fenceAddr if fenceAddr] in the slot's last kFenceDwords dwords. The FENCE ends the slot because
+// its value frees the slot for the next lap (sdma_flow.hpp): once it is written a producer may
+// rewrite the slot, so the engine must have nothing of it left to read (padding after the FENCE
+// would be read after the rewrite: the next lap's dwords taken for packets). Polls and a copy
+// never share a slot (nPolls <= kMaxSlotPolls, bytes 0 with polls). Returns the dwords of packets
+// before the padding.
 MORI_HOST_DEVICE_INLINE uint32_t encodeSlot(uint32_t* p, uint64_t dst, uint64_t src, uint64_t bytes,
                                             const SignalDesc* sig, uint64_t fenceAddr, uint32_t fenceValue,
                                             const PollDesc* polls = nullptr, uint32_t nPolls = 0) {
@@ -45,8 +49,9 @@ MORI_HOST_DEVICE_INLINE uint32_t encodeSlot(uint32_t* p, uint64_t dst, uint64_t 
     n += encodePollMemory(p + n, polls[i].addr, polls[i].value, 0xFFFFFFFFu, PollFunc::GreaterEqual);
   if (bytes != 0) n += encodeCopyLinear(p + n, dst, src, bytes);
   if (sig != nullptr) n += encodeAtomic(p + n, sig->op, sig->addr, sig->value);
-  if (fenceAddr != 0) n += encodeFence(p + n, fenceAddr, fenceValue);
-  encodeNopPadding(p + n, kSlotDwords - n);
+  const uint32_t tail = fenceAddr != 0 ? kFenceDwords : 0;
+  encodeNopPadding(p + n, kSlotDwords - tail - n);
+  if (fenceAddr != 0) encodeFence(p + kSlotDwords - kFenceDwords, fenceAddr, fenceValue);
   return n;
 }
 

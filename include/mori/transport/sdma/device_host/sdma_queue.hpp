@@ -3,10 +3,11 @@
 // DMA-engine model in tests) fills it; device code (sdma_post.hpp) posts through it.
 //
 // Ring layout: the ring is split into fixed slots of kSlotBytes. An entry (one copy chunk, with
-// its signal and completion packets) always fills exactly one slot, padded with one-dword NOPs,
-// so a packet never straddles the ring's end and wrapping needs no extra padding. Ring offsets
-// (read pointer, write pointer, doorbell) are in bytes and grow monotonically (SDMA 4 and later:
-// the engine takes them modulo the ring size).
+// its signal and completion packets) always fills exactly one slot, padded with one-dword NOPs
+// before its completion FENCE (the slot's last packet: sdma_slot.hpp), so a packet never
+// straddles the ring's end and wrapping needs no extra padding. Ring offsets (read pointer, write
+// pointer, doorbell) are in bytes and grow monotonically (SDMA 4 and later: the engine takes them
+// modulo the ring size).
 #pragma once
 
 #include <stdint.h>
