@@ -168,6 +168,7 @@ struct ModelQueues {
   }
   void expectNoModelErrors() {
     for (const std::string& e : model->errors()) ADD_FAILURE() << "DMA model: " << e;
+    for (const std::string& s : model->stalls()) printf("DMA model stall: %s\n", s.c_str());
   }
 };
 

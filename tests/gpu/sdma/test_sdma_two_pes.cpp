@@ -168,6 +168,8 @@ TEST(SdmaTwoPes, PutSignalIntoEachOthersMemory) {
   HIP_OK(hipMemcpy(&got, sig, sizeof(got), hipMemcpyDeviceToHost));
   EXPECT_EQ(got, signals) << "PE " << me << ": one ADD per put-with-signal";
   for (const std::string& e : model->errors()) ADD_FAILURE() << "PE " << me << " DMA model: " << e;
+  // Where this PE's engine stood still (queue, read pointer, doorbell, the packet it was at).
+  for (const std::string& st : model->stalls()) printf("PE %d DMA model stall: %s\n", me, st.c_str());
 
   MPI_Barrier(MPI_COMM_WORLD);  // the peer's engine no longer writes into recv
   queues.reset();

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <chrono>
+#include <thread>
 
 #include "mori/platform/gpu_runtime.hpp"
 #include "src/common/log.hpp"
@@ -25,9 +26,14 @@ struct DmaModelEngine::Queue {
   hipStream_t stream = nullptr;
   bool busy = false;
   uint64_t busyTo = 0;
-  volatile uint64_t* doorbellHost() const {
-    return reinterpret_cast<volatile uint64_t*>(static_cast<char*>(host) + 16);
+  // Stall watch: the read pointer and doorbell last seen to move, and since when.
+  uint64_t watchReadPtr = ~0ull, watchDoorbell = ~0ull;
+  std::chrono::steady_clock::time_point watchSince{};
+  bool stallReported = false;
+  volatile uint64_t* wordHost(size_t off) const {
+    return reinterpret_cast<volatile uint64_t*>(static_cast<char*>(host) + off);
   }
+  volatile uint64_t* doorbellHost() const { return wordHost(16); }
   volatile ModelError* errorHost() const {
     return reinterpret_cast<volatile ModelError*>(static_cast<char*>(host) + 32);
   }
@@ -36,6 +42,12 @@ struct DmaModelEngine::Queue {
 
 DmaModelEngine::DmaModelEngine(ModelOptions o) : opts_(o) {
   (void)hipGetDevice(&device_);
+  if (hipStreamCreateWithFlags(&watchStream_, hipStreamNonBlocking) != hipSuccess ||
+      hipHostMalloc(reinterpret_cast<void**>(&watchBuf_), (kMaxPacketDwords + 1) * sizeof(uint32_t),
+                    hipHostMallocDefault) != hipSuccess) {
+    (void)hipGetLastError();
+    watchBuf_ = nullptr;  // stall reports then name the pointers but not the packet
+  }
   thread_ = std::thread([this] { run(); });
 }
 
@@ -55,6 +67,8 @@ DmaModelEngine::~DmaModelEngine() {
   thread_.join();
   for (auto& q : queues_)
     if (q) release(*q);
+  if (watchStream_) (void)hipStreamDestroy(watchStream_);
+  if (watchBuf_) (void)hipHostFree(watchBuf_);
 }
 
 sdma::EngineInventory DmaModelEngine::inventory() const {
@@ -108,6 +122,116 @@ std::vector<std::string> DmaModelEngine::errors() const {
   return errors_;
 }
 
+std::vector<std::string> DmaModelEngine::stalls() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stalls_;
+}
+
+namespace {
+
+const char* packetName(uint32_t op) {
+  switch (op) {
+    case kNop: return "NOP";
+    case kCopy: return "COPY";
+    case kFence: return "FENCE";
+    case kTrap: return "TRAP";
+    case kPollRegmem: return "POLL_REGMEM";
+    case kAtomic: return "ATOMIC";
+    default: return "unknown";
+  }
+}
+
+}  // namespace
+
+// Copies `bytes` from GPU-visible `src` into watchBuf_ on the watch stream, waiting at most 1 s
+// (a wedged GPU must not wedge the report). False if it did not complete.
+static bool watchRead(hipStream_t stream, uint32_t* buf, const void* src, size_t bytes) {
+  if (buf == nullptr || hipMemcpyAsync(buf, src, bytes, hipMemcpyDefault, stream) != hipSuccess) {
+    (void)hipGetLastError();
+    return false;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  for (;;) {
+    const hipError_t e = hipStreamQuery(stream);
+    if (e == hipSuccess) return true;
+    if (e != hipErrorNotReady || std::chrono::steady_clock::now() > deadline) {
+      (void)hipGetLastError();
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+// One line on a queue that stopped making progress: its pointers, what the model is doing, and
+// the packet at the read pointer (for a POLL_REGMEM, the word it polls and its value now).
+std::string DmaModelEngine::describeStall(Queue& q, uint64_t readPtr, uint64_t doorbell, uint64_t writePtr) {
+  const sdma::QueueRequest& r = q.request;
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - q.watchSince).count();
+  char buf[768];
+  int n = snprintf(buf, sizeof(buf),
+                   "queue %u to PE %d: no progress for %.1f s: read pointer %llu, doorbell %llu, write-pointer shadow "
+                   "%llu, consumed %llu (ring %llu bytes); ",
+                   r.queueIndex, r.peer, secs, static_cast<unsigned long long>(readPtr),
+                   static_cast<unsigned long long>(doorbell), static_cast<unsigned long long>(writePtr),
+                   static_cast<unsigned long long>(q.consumed), static_cast<unsigned long long>(r.ringBytes));
+  auto add = [&](const char* fmt, auto... args) {
+    if (n >= 0 && static_cast<size_t>(n) < sizeof(buf)) n += snprintf(buf + n, sizeof(buf) - n, fmt, args...);
+  };
+  if (q.busy)
+    add("a model kernel is over [%llu, %llu)", static_cast<unsigned long long>(q.consumed),
+        static_cast<unsigned long long>(q.busyTo));
+  else if (doorbell != q.consumed)
+    add("the doorbell's bytes are not taken");
+  else
+    add("idle: the write-pointer shadow is past the doorbell, so the producers stored a write pointer they never rang");
+  const uint64_t at = q.busy ? readPtr : q.consumed;
+  if ((q.busy || doorbell != q.consumed) && at < (q.busy ? q.busyTo : doorbell)) {
+    const uint64_t off = at & (r.ringBytes - 1);
+    const uint64_t avail = (r.ringBytes - off) / 4;
+    const size_t dwords = avail < kMaxPacketDwords ? static_cast<size_t>(avail) : kMaxPacketDwords;
+    uint32_t pkt[kMaxPacketDwords] = {};
+    if (watchRead(watchStream_, watchBuf_, static_cast<const char*>(r.ring) + off, dwords * 4)) {
+      memcpy(pkt, watchBuf_, dwords * 4);
+      add("; packet at %llu: %s [", static_cast<unsigned long long>(at), packetName(get(pkt, kOp)));
+      for (size_t i = 0; i < dwords; ++i) add(i ? " %08x" : "%08x", pkt[i]);
+      add("]");
+      if (get(pkt, kOp) == kPollRegmem) {
+        const uint64_t addr = get64(pkt, kPollAddrLo);
+        add(" waits until (word at 0x%llx & 0x%08x) func %u 0x%08x", static_cast<unsigned long long>(addr),
+            pkt[kPollMask], get(pkt, kPollFunc), pkt[kPollValue]);
+        if (watchRead(watchStream_, watchBuf_, reinterpret_cast<const void*>(addr), 4))
+          add(": the word is 0x%08x", watchBuf_[0]);
+        else
+          add(": the word is not readable");
+      }
+    } else {
+      add("; the packet at %llu is not readable", static_cast<unsigned long long>(at));
+    }
+  }
+  return buf;
+}
+
+// Stall watch of one queue (mu_ held): work announced (a kernel in flight, a doorbell not taken,
+// or a write pointer stored past the doorbell) while neither the read pointer nor the doorbell
+// moves for opts_.stallReportNs is reported once, until something moves again.
+void DmaModelEngine::watch(Queue& q) {
+  if (opts_.stallReportNs == 0) return;
+  const auto now = std::chrono::steady_clock::now();
+  const uint64_t readPtr = *q.wordHost(0), writePtr = *q.wordHost(8), doorbell = *q.doorbellHost();
+  const bool work = q.busy || doorbell != q.consumed || writePtr > doorbell;
+  if (!work || paused_.load() || readPtr != q.watchReadPtr || doorbell != q.watchDoorbell) {
+    q.watchReadPtr = readPtr;
+    q.watchDoorbell = doorbell;
+    q.watchSince = now;
+    q.stallReported = false;
+    return;
+  }
+  if (q.stallReported || now - q.watchSince < std::chrono::nanoseconds(opts_.stallReportNs)) return;
+  q.stallReported = true;
+  stalls_.push_back(describeStall(q, readPtr, doorbell, writePtr));
+  fprintf(stderr, "DMA model: %s\n", stalls_.back().c_str());
+}
+
 // A queue the model cannot go on with: recorded, printed, and never consumed again. mu_ held.
 void DmaModelEngine::stopQueue(Queue& q, const char* msg) {
   errors_.push_back(msg);
@@ -119,11 +243,13 @@ void DmaModelEngine::run() {
   (void)hipSetDevice(device_);
   while (!stop_.load()) {
     bool worked = false;
+    const auto passStart = std::chrono::steady_clock::now();
     if (!paused_.load()) {
       std::lock_guard<std::mutex> lock(mu_);
       for (auto& qp : queues_) {
         if (!qp || qp->failed) continue;
         Queue& q = *qp;
+        watch(q);
         const sdma::QueueRequest& r = q.request;
         char msg[256];
         if (q.busy) {
@@ -172,6 +298,15 @@ void DmaModelEngine::run() {
         q.busy = true;
         q.busyTo = announced;
       }
+    }
+    const double passSecs = std::chrono::duration<double>(std::chrono::steady_clock::now() - passStart).count();
+    if (opts_.stallReportNs != 0 && passSecs * 1e9 > static_cast<double>(opts_.stallReportNs)) {
+      std::lock_guard<std::mutex> lock(mu_);
+      char msg[160];
+      snprintf(msg, sizeof(msg),
+               "the model's host thread spent %.1f s in one pass over its queues (a HIP call blocked)", passSecs);
+      stalls_.push_back(msg);
+      fprintf(stderr, "DMA model: %s\n", msg);
     }
     if (!worked) std::this_thread::sleep_for(std::chrono::microseconds(20));
   }

@@ -9,7 +9,8 @@
 // queues run concurrently, as engines do; within a queue packets are executed in order, the
 // read pointer advances packet by packet, and nothing past the doorbell's value is ever read (a write pointer the
 // producers stored without ringing is ignored, as the engine ignores it). A packet it cannot execute stops that queue
-// and is reported by name.
+// and is reported by name. A queue that has announced work and makes no progress for
+// ModelOptions::stallReportNs is reported too (stalls()), with its pointers and the packet it is at.
 #pragma once
 
 #include <stdint.h>
@@ -21,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "mori/platform/gpu_runtime.hpp"
 #include "transport/sdma/queue_engine.hpp"
 
 namespace mori::test::dma {
@@ -31,6 +33,7 @@ struct ModelOptions {
   bool engineById = true;
   uint64_t pollTimeoutNs = 10'000'000'000ull;  // POLL_REGMEM gives up (and reports) after this
   uint32_t maxRingSlots = 0;                   // what inventory() reports (0: no limit); small rings for wrap stress
+  uint64_t stallReportNs = 5'000'000'000ull;   // a queue with work and no progress this long is reported (0: never)
 };
 
 class DmaModelEngine final : public sdma::QueueEngine {
@@ -44,6 +47,10 @@ class DmaModelEngine final : public sdma::QueueEngine {
 
   // Errors the model met so far ("queue N to PE P: ..."); empty if none.
   std::vector<std::string> errors() const;
+  // Queues that had announced work and made no progress for opts.stallReportNs (one line each:
+  // queue, read pointer, doorbell, write-pointer shadow, the packet at the read pointer and, for a
+  // POLL_REGMEM, the word it polls); also printed to stderr as they happen. Empty if none.
+  std::vector<std::string> stalls() const;
   // Bytes consumed over all queues, and model kernels launched.
   uint64_t bytesConsumed() const { return consumed_.load(); }
   uint64_t launches() const { return launches_.load(); }
@@ -55,11 +62,16 @@ class DmaModelEngine final : public sdma::QueueEngine {
   void run();
   static void release(Queue& q);
   void stopQueue(Queue& q, const char* msg);
+  void watch(Queue& q);
+  std::string describeStall(Queue& q, uint64_t readPtr, uint64_t doorbell, uint64_t writePtr);
 
   ModelOptions opts_;
   mutable std::mutex mu_;
   std::vector<std::unique_ptr<Queue>> queues_;
   std::vector<std::string> errors_;
+  std::vector<std::string> stalls_;
+  hipStream_t watchStream_ = nullptr;  // the stall reports' reads of rings and polled words
+  uint32_t* watchBuf_ = nullptr;       // pinned, kMaxPacketDwords + 1 dwords
   std::atomic<bool> stop_{false}, paused_{false};
   std::atomic<uint64_t> consumed_{0}, launches_{0};
   std::thread thread_;
