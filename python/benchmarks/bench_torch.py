@@ -5,6 +5,8 @@
 Measures, each as the slowest PE (collective calls finish when the last PE does):
   init_group_s        ms.init(group=WORLD) after torch's own init (process group + one all_reduce)
   empty_us[<bytes>]   ms.empty() per call (collective), and free_tensor() per call
+  empty_parts_us      where those go: _C.malloc / _C.free alone (the collective symmetric check),
+                      the torch wrapping alone (as_tensor, no collective), the GPU wait of a free
   put_GBps            256 MiB PE 0 -> PE 1 on torch's current stream: ms.put (Python) against the
                       C API mori_shmem_putmem_on_stream called directly (ctypes, same library),
                       timed with CUDA events over --iters puts; python_vs_c = their ratio
@@ -68,6 +70,31 @@ def bandwidth(enqueue, nbytes, iters, active):
     return nbytes * iters / (start.elapsed_time(stop) * 1e-3) / 1e9 if active else 0.0
 
 
+def empty_parts(calls):
+    """Per-call cost of the parts of empty()/free_tensor(), each as the slowest PE."""
+    parts = {}
+    dist.barrier()
+    t0 = time.perf_counter()
+    addrs = [ms._C.malloc(4096) for _ in range(calls)]
+    parts["c_malloc"] = slowest(time.perf_counter() - t0) / calls * 1e6
+    t0 = time.perf_counter()
+    for a in reversed(addrs):
+        ms._C.free(a)
+    parts["c_free"] = slowest(time.perf_counter() - t0) / calls * 1e6
+    holder = ms.empty(4096, torch.uint8)
+    dev = holder.device.index
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        ms.as_tensor(holder.data_ptr(), (4096,), torch.uint8, device=dev, owner=holder)
+    parts["torch_wrap"] = slowest(time.perf_counter() - t0) / calls * 1e6
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        ms._C.device_synchronize()
+    parts["gpu_wait"] = slowest(time.perf_counter() - t0) / calls * 1e6
+    ms.free_tensor(holder)
+    return parts
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out")
@@ -102,6 +129,7 @@ def main():
         for t in reversed(ts):
             ms.free_tensor(t)
         res["free_us"][nbytes] = slowest(time.perf_counter() - t0) / args.empty_calls * 1e6
+    res["empty_parts_us"] = empty_parts(args.empty_calls)
 
     size = 256 << 20
     dst = ms.empty(size, torch.uint8)

@@ -47,8 +47,10 @@ mori_shmem_stream_t toStream(uintptr_t s) { return reinterpret_cast<mori_shmem_s
 constexpr int32_t kDLGpuDeviceType = MORI_PLATFORM_AMD ? 10 : 2;  // kDLROCM / kDLCUDA
 
 // A contiguous row-major DLPack tensor over existing memory (no copy), exported to `framework`
-// ("torch", "numpy" or "dlpack": nanobind's array object with __dlpack__/__dlpack_device__).
-// `owner` is kept alive by the result.
+// ("torch", "numpy", "dlpack": nanobind's array object with __dlpack__/__dlpack_device__, or
+// "capsule": a legacy "dltensor" capsule, which torch.from_dlpack consumes without the
+// __dlpack_device__/current-stream exchange that costs microseconds per tensor in Python; the memory
+// is fresh, so there is no producer stream to order against). `owner` is kept alive by the result.
 nb::object wrap(uintptr_t addr, const std::vector<int64_t>& shape, int code, int bits, int deviceType, int deviceId,
                 nb::handle owner, const std::string& framework) {
   if (bits <= 0 || bits % 8 != 0 || bits > 255 || code < 0 || code > 255)
@@ -65,8 +67,9 @@ nb::object wrap(uintptr_t addr, const std::vector<int64_t>& shape, int code, int
   if (framework == "torch") return nb::cast(nb::ndarray<nb::pytorch>(a));
   if (framework == "numpy") return nb::cast(nb::ndarray<nb::numpy>(a));
   if (framework == "dlpack") return nb::cast(nb::ndarray<nb::array_api>(a));
+  if (framework == "capsule") return nb::cast(a);
   throw nb::value_error(
-      ("mori_shmem: framework must be 'torch', 'numpy' or 'dlpack', got '" + framework + "'").c_str());
+      ("mori_shmem: framework must be 'torch', 'numpy', 'dlpack' or 'capsule', got '" + framework + "'").c_str());
 }
 
 // Runs a host call that may wait for other PEs without the GIL.
@@ -313,6 +316,19 @@ NB_MODULE(_C, m) {
         return hipGetDeviceCount(&n) == hipSuccess ? n : 0;
       },
       "GPUs visible to the GPU runtime (0 when the runtime reports an error, e.g. no driver).");
+  m.def(
+      "device_synchronize",
+      []() {
+        hipError_t e;
+        {
+          nb::gil_scoped_release release;
+          e = hipDeviceSynchronize();
+        }
+        if (e != hipSuccess)
+          throw Error(std::string("mori_shmem.device_synchronize: ") + hipGetErrorName(e) + ": " +
+                      hipGetErrorString(e));
+      },
+      "Waits for all work on this thread's current GPU (what free_tensor() does before the collective free).");
   m.def(
       "pointer_device",
       [](uintptr_t addr) {

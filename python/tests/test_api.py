@@ -205,6 +205,70 @@ class DLPackTensors(unittest.TestCase):
         self.assertEqual(t.data_ptr(), self.addr)
         self.assertEqual(t.tolist(), [[0.0, 0.5, 1.0], [1.5, 2.0, 2.5]])
 
+    def test_capsule_keeps_its_owner_until_consumed_or_dropped(self):
+        """The "capsule" export (what empty() hands to torch.from_dlpack): a legacy DLPack capsule."""
+        import gc
+        import weakref
+
+        class Owner:
+            pass
+        owner = Owner()
+        alive = weakref.ref(owner)
+        cap = self.wrap("capsule", owner=owner)
+        self.assertEqual(type(cap).__name__, "PyCapsule")
+        self.assertIn('"dltensor"', repr(cap))
+        del owner
+        gc.collect()
+        self.assertIsNotNone(alive(), "the capsule must keep its owner alive")
+        del cap
+        gc.collect()
+        self.assertIsNone(alive(), "a capsule nobody consumed must release its owner")
+
+    @unittest.skipIf(torch is None, "torch is not importable")
+    def test_torch_reads_a_capsule(self):
+        t = torch.from_dlpack(self.wrap("capsule", shape=(6,), owner=self.buffer))
+        self.assertEqual(t.data_ptr(), self.addr)
+        self.buffer[0] = -1.0  # the same memory, not a copy
+        self.assertEqual(t.tolist(), [-1.0, 0.5, 1.0, 1.5, 2.0, 2.5])
+
+
+class SymmetricTensorBookkeeping(unittest.TestCase):
+    """The torch layer's record of one heap block (no GPU, no torch needed)."""
+
+    def test_collected_without_free_warns_and_forgets_the_block(self):
+        import gc
+        import weakref
+        from mori_shmem import _torch
+        addr = 0x7f0000001000
+        a = _torch._Allocation(addr, 64)
+        _torch._state.live[addr] = weakref.ref(a)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            del a
+            gc.collect()
+        self.assertNotIn(addr, _torch._state.live)
+        msgs = [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
+        self.assertEqual(len(msgs), 1, msgs)
+        self.assertIn("free_tensor", msgs[0])
+        self.assertIn("64 bytes", msgs[0])
+
+    def test_freed_block_is_silent(self):
+        import gc
+        from mori_shmem import _torch
+        a = _torch._Allocation(0x7f0000002000, 64)
+        a.detach()  # what a collective free does
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            del a
+            gc.collect()
+        self.assertEqual([w for w in caught if issubclass(w.category, ResourceWarning)], [])
+
+    def test_device_synchronize_reports_a_missing_gpu_as_error(self):
+        try:
+            ms._C.device_synchronize()  # a GPU here: returns
+        except ms.Error as e:
+            self.assertIn("device_synchronize", str(e))
+
 
 @unittest.skipIf(torch is not None, "torch is importable here (the torch tests below cover it)")
 class WithoutTorch(unittest.TestCase):
