@@ -158,6 +158,9 @@ class Rma : public ::testing::Test {
                                {4096 + 7, 16, 0, false},
                                {(1u << 20) + 13, 1, 1, false},
                                {(1u << 20) + 13, 5, 9, true},
+                               // Head and tail of 15 bytes each: all eight 1/2/4/8-byte pieces,
+                               // one thread each on the group's last ranks.
+                               {(1u << 20) + 30, 1, 1, false},
                                {(16u << 20) + 3, 8, 0, false},
                                // Whole 16-byte vectors starting 80 / 112 bytes into a 128-byte
                                // line (allocations are 256-byte aligned, kGuard is 64): the
