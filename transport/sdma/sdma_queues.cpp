@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "mori/platform/gpu_runtime.hpp"
+#include "mori/transport/sdma/sdma_flow.hpp"
 #include "src/common/log.hpp"
 #include "src/platform_host/gpu_queue_memory.hpp"
 #include "transport/sdma/engine_choice.hpp"
@@ -10,8 +11,8 @@
 namespace mori::sdma {
 namespace {
 
-// Per queue in counters_: the producers' state, then the engine's completion word, in their
-// own 64-byte line.
+// Per queue in counters_: the producers' state, then the engine's completion word and its mirror
+// (sdma_flow.hpp), in their own 64-byte line.
 constexpr size_t kCountersBytes = 64;
 constexpr size_t kCompletionOffset = sizeof(SdmaQueueState);
 
@@ -54,7 +55,16 @@ Status SdmaQueues::build(const SdmaQueuesConfig& cfg, const std::vector<SdmaPeer
   if (nQueues == 0) return Status::Success;
   MORI_TRY(platform::allocQueueMemory(ringBytes * nQueues, &rings_));
   MORI_TRY(platform::allocQueueMemory(kCountersBytes * nQueues, &counters_));
-  hipError_t e = hipMalloc(reinterpret_cast<void**>(&queuesGpu_), sizeof(SdmaQueueDevice) * nQueues);
+  // Counters start at 0 (allocQueueMemory zeroes); each mirror word at 0 + kMirrorOffset.
+  std::vector<uint8_t> counters(kCountersBytes * nQueues, 0);
+  for (size_t n = 0; n < nQueues; ++n)
+    memcpy(counters.data() + n * kCountersBytes + kCompletionOffset + sizeof(uint32_t), &kMirrorOffset,
+           sizeof(uint32_t));
+  hipError_t e = hipMemcpy(counters_, counters.data(), counters.size(), hipMemcpyHostToDevice);
+  if (e != hipSuccess)
+    return MORI_FAIL(Status::System, log::kInit, "PE %d: SDMA queue counters: hipMemcpy failed: %s", cfg.myPe,
+                     hipGetErrorString(e));
+  e = hipMalloc(reinterpret_cast<void**>(&queuesGpu_), sizeof(SdmaQueueDevice) * nQueues);
   if (e == hipSuccess) e = hipMalloc(reinterpret_cast<void**>(&peersGpu_), sizeof(SdmaPeerDevice) * cfg.nPes);
   if (e != hipSuccess)
     return MORI_FAIL(Status::OutOfMemory, log::kInit, "PE %d: SDMA queue tables: hipMalloc failed: %s", cfg.myPe,

@@ -164,6 +164,45 @@ TEST(SdmaFlow, RandomInterleavingsNeitherOverwriteNorDeadlock) {
   }
 }
 
+// An ordered signal's POLL_REGMEM (GreaterEqual, unsigned 32-bit: the engine's compare, and the
+// model's pollMet) on the word pollTarget chooses, with the completion and mirror words the
+// batch ends write, ends exactly when the polled queue's 64-bit completion count has reached the
+// target: targets on both sides of every 2^31 step of the count, completions from a ring behind
+// the target to 2^29 past it. The single-word poll (the completion word against the target) is
+// checked to get it wrong there, so a pass means something.
+TEST(SdmaFlow, OrderedSignalPollsStayOrderedAcrossTheWrap) {
+  std::mt19937_64 rng(seedFor("OrderedSignalPollsStayOrderedAcrossTheWrap"));
+  const auto engineMet = [](uint32_t word, uint32_t ref) { return word >= ref; };
+  uint64_t singleWordWrong = 0;
+  for (int it = 0; it < 200000; ++it) {
+    // Targets near a multiple of 2^30 (where words wrap or pollTarget switches) or anywhere.
+    const uint64_t step = (rng() % 9) << 30;  // up to 2^33: the 64-bit count past 2^32
+    const uint64_t target =
+        it % 4 == 0 ? rng() % (uint64_t{1} << 34) : step + rng() % 8192 - 4096 + (uint64_t{1} << 20);
+    const int64_t ahead = it % 2 ? static_cast<int64_t>(rng() % 8192) - 4096
+                                 : static_cast<int64_t>(rng() % ((uint64_t{1} << 29) + (1u << 20))) - (1 << 20);
+    if (ahead < 0 && static_cast<uint64_t>(-ahead) > target) continue;
+    const uint64_t count = target + ahead;  // the polled queue's completion count when the engine reads it
+    const uint32_t words[2] = {static_cast<uint32_t>(count), static_cast<uint32_t>(count) + kMirrorOffset};
+    const PollTarget p = pollTarget(static_cast<uint32_t>(target));
+    ASSERT_LT(p.word, 2u);
+    ASSERT_GE(p.value, 1u << 30);
+    ASSERT_LT(p.value, 3u << 30);
+    ASSERT_EQ(engineMet(words[p.word], p.value), count >= target)
+        << "target " << target << ", completion count " << count << ": word " << p.word << " = " << words[p.word]
+        << " against " << p.value;
+    singleWordWrong += engineMet(words[0], static_cast<uint32_t>(target)) != (count >= target);
+  }
+  EXPECT_GT(singleWordWrong, 0u) << "the single-word poll was never wrong: the wrap is not exercised";
+  // The two ways the single word fails, and the pair gets right.
+  const uint32_t justBeforeWrap = 0xFFFFFFF0u;
+  EXPECT_FALSE(engineMet(5u, justBeforeWrap)) << "single word: wrapped past the target, never met";
+  EXPECT_TRUE(engineMet(justBeforeWrap, 5u)) << "single word: target wrapped, met before the copies";
+  const PollTarget a = pollTarget(justBeforeWrap), b = pollTarget(5u);
+  EXPECT_TRUE(engineMet(a.word ? 5u + kMirrorOffset : 5u, a.value));
+  EXPECT_FALSE(engineMet(b.word ? justBeforeWrap + kMirrorOffset : justBeforeWrap, b.value));
+}
+
 // Bad rules: the simulator must see what they break.
 TEST(SdmaFlow, SimulatorCatchesAnEagerRuleAndASelfWait) {
   std::mt19937_64 rng(seedFor("SimulatorCatchesAnEagerRuleAndASelfWait"));

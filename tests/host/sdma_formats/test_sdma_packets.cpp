@@ -219,7 +219,7 @@ TEST(SdmaFormats, SlotsWalkAcrossTheWrap) {
     const bool withSig = bytes == 0 || rng() % 2;
     const SignalDesc sig{rng() & ~uint64_t{7}, rng(), rng() % 2 ? AtomicOp::Add64 : AtomicOp::Swap64};
     const bool fence = rng() % 2;
-    const uint64_t fenceAddr = fence ? (rng() | 4) & ~uint64_t{3} : 0;
+    const uint64_t fenceAddr = fence ? (rng() | 8) & ~uint64_t{7} : 0;
     const uint32_t fenceValue = static_cast<uint32_t>(slot + 1);
     // Waits on other queues' completion words (an ordered signal), never with a copy.
     PollDesc polls[kMaxSlotPolls];
@@ -230,7 +230,7 @@ TEST(SdmaFormats, SlotsWalkAcrossTheWrap) {
         encodeSlot(p, dst, src, bytes, withSig ? &sig : nullptr, fenceAddr, fenceValue, polls, nPolls);
     ASSERT_LE(used, kSlotDwords);
     // Walk it.
-    uint32_t at = 0, pollsSeen = 0;
+    uint32_t at = 0, pollsSeen = 0, fencesSeen = 0;
     bool sawCopy = false, sawSig = false, sawFence = false;
     while (at < kSlotDwords) {
       const uint32_t* q = p + at;
@@ -263,11 +263,17 @@ TEST(SdmaFormats, SlotsWalkAcrossTheWrap) {
           EXPECT_EQ(get(q, kAtomicOp), static_cast<uint32_t>(sig.op));
           break;
         case kFence:
-          ASSERT_FALSE(sawFence);
+          // The pair: the mirror word (+ 2^31, sdma_flow.hpp), then the completion word, last.
+          ASSERT_LT(fencesSeen, 2u);
           sawFence = true;
-          EXPECT_EQ(get64(q, kFenceAddrLo), fenceAddr);
-          EXPECT_EQ(q[kFenceData], fenceValue);
-          EXPECT_EQ(at + n, kSlotDwords) << "the completion FENCE ends the slot";
+          if (fencesSeen++ == 0) {
+            EXPECT_EQ(get64(q, kFenceAddrLo), fenceAddr + 4);
+            EXPECT_EQ(q[kFenceData], fenceValue + kMirrorOffset);
+          } else {
+            EXPECT_EQ(get64(q, kFenceAddrLo), fenceAddr);
+            EXPECT_EQ(q[kFenceData], fenceValue);
+            EXPECT_EQ(at + n, kSlotDwords) << "the completion FENCE ends the slot";
+          }
           break;
         case kNop: EXPECT_GE(at, used) << "NOPs only after the packets"; break;
         default: FAIL() << "unexpected opcode " << get(q, kOp);
@@ -278,6 +284,7 @@ TEST(SdmaFormats, SlotsWalkAcrossTheWrap) {
     EXPECT_EQ(sawCopy, bytes != 0);
     EXPECT_EQ(sawSig, withSig);
     EXPECT_EQ(sawFence, fence);
+    EXPECT_EQ(fencesSeen, fence ? 2u : 0u);
   }
   // Whole-ring walk from the read pointer of the current lap's oldest slot across the wrap.
   uint32_t at = static_cast<uint32_t>(slot % kSlots) * kSlotDwords, walked = 0;

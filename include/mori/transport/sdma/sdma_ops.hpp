@@ -108,8 +108,9 @@ MORI_DEVICE_INLINE bool idle(const SdmaPeerDevice& p) {
 // The largest queue count an ordered signal can wait on (MORI_SHMEM_SDMA_QUEUES' limit).
 constexpr uint32_t kMaxQueuesPerPeer = 16;
 
-// Completion words compare as 32-bit unsigned in POLL_REGMEM (GreaterEqual): a queue that has
-// announced 2^32 slots wraps, and a poll across that point would pass early.
+// Completion words compare as 32-bit unsigned in POLL_REGMEM (GreaterEqual): each poll reads
+// whichever of the queue's completion word and its mirror (+ 2^31) keeps the target away from
+// the wrap (pollTarget, sdma_flow.hpp).
 MORI_DEVICE_INLINE void signalAfterCopies(const SdmaPeerDevice& p, uint64_t* signalAddr, uint64_t value, AtomicOp op) {
   if (p.count == 0) noQueues("ordered signal");
   if (p.count > kMaxQueuesPerPeer) {
@@ -126,8 +127,10 @@ MORI_DEVICE_INLINE void signalAfterCopies(const SdmaPeerDevice& p, uint64_t* sig
       if (i == mine) continue;  // in-queue order covers this queue
       const SdmaQueueDevice& q = p.queues[i];
       const uint32_t posted = static_cast<uint32_t>(gpu::atomicLoad<Order::Acquire, Scope::Agent>(&q.state->posted));
-      if (static_cast<int32_t>(gpu::atomicLoad<Order::Relaxed, Scope::System>(q.completion) - posted) < 0)
-        polls[n++] = PollDesc{reinterpret_cast<uint64_t>(q.completion), posted};
+      if (static_cast<int32_t>(gpu::atomicLoad<Order::Relaxed, Scope::System>(q.completion) - posted) < 0) {
+        const PollTarget t = pollTarget(posted);  // the word of the pair that compares right unsigned
+        polls[n++] = PollDesc{reinterpret_cast<uint64_t>(q.completion + t.word), t.value};
+      }
     }
     postWaitingSignal(p.queues[mine], polls, n, sig);
   });

@@ -11,8 +11,9 @@
 //            base + k - slots, sdma_flow.hpp): the completion word is in GPU memory, so tens of
 //            thousands of waiting threads do not poll the host-mapped read pointer
 //   write    encodes each slot (COPY_LINEAR, ATOMIC for a signal, one-dword NOPs, and on the
-//            batch's last slot a FENCE writing its end index to `completion` as the slot's last
-//            packet: nothing of the slot is left for the engine to read once it frees the slot)
+//            batch's last slot FENCEs writing its end index to the mirror word (plus 2^31) and
+//            to `completion`, the slot's last packet: nothing of the slot is left for the engine
+//            to read once it frees the slot)
 //   submit   (ring::announce) once every earlier slot is announced (posted == base), after a
 //            system fence (the slots reach memory before the engine can see the new write pointer)
 //   ring     SdmaProvider::ringDoorbell: the write pointer (bytes) to the shadow and the doorbell;
@@ -84,7 +85,7 @@ struct SdmaProvider {
   static constexpr bool kIndexedDoorbells = true;
 
   // write: one slot: [POLL_REGMEM per poll] [COPY_LINEAR if bytes] [ATOMIC if sig], one-dword NOPs,
-  // and [FENCE completion = fenceValue if fence] in the slot's last dwords (encodeSlot).
+  // and [FENCE mirror, FENCE completion = fenceValue if fence] in the slot's last dwords (encodeSlot).
   MORI_DEVICE_INLINE static void encode(const SdmaQueueDevice& q, uint64_t idx, uint64_t dst, uint64_t src,
                                         uint64_t bytes, const SignalDesc* sig, bool fence, uint32_t fenceValue,
                                         const PollDesc* polls = nullptr, uint32_t nPolls = 0) {

@@ -32,7 +32,8 @@ struct SdmaQueueDevice {
   uint64_t* writePtr;       // write-pointer shadow the engine (or KFD on resume) reads
   uint64_t* doorbell;       // 64-bit doorbell: the new write pointer, in bytes
   SdmaQueueState* state;    // producers' counters
-  uint32_t* completion;     // written by the engine's FENCE: slots completed, modulo 2^32
+  uint32_t* completion;     // engine-written (FENCE): [0] slots completed mod 2^32, [1] that + 2^31
+                            // (the mirror word ordered signals poll near the wrap: sdma_flow.hpp)
   uint64_t timeoutTicks;    // device waits give up after this many wall-clock ticks; 0: never
   uint32_t slots;           // ring slots, a power of two >= 4
   int32_t myPe;             // for messages
