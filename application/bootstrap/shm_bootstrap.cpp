@@ -26,12 +26,13 @@
 namespace mori::bootstrap {
 namespace {
 
-// Segment: a header line, then one slot per PE. Slot: a control line, then two buffers (rounds
+// Segment: a header line, then one slot per PE. Slot: a control block, then two buffers (rounds
 // alternate between them), each a call header line and kSlotPayload bytes.
-constexpr uint64_t kMagic = 0x4d4f5249424f4f31ULL;  // "MORIBOO1": layout version 1
+constexpr uint64_t kMagic = 0x4d4f5249424f4f32ULL;  // "MORIBOO2": layout version 2
 constexpr size_t kLine = 64;
 constexpr size_t kBufBytes = kLine + kSlotPayload;
-constexpr size_t kSlotBytes = kLine + 2 * kBufBytes;
+constexpr size_t kCtlBytes = 4 * kLine;
+constexpr size_t kSlotBytes = kCtlBytes + 2 * kBufBytes;
 static_assert(kBufBytes % kLine == 0, "buffers stay line-aligned");
 static_assert(sizeof(wire::Call) <= kLine, "a call header fits its line");
 
@@ -46,8 +47,10 @@ static_assert(sizeof(SegmentHeader) <= kLine, "header fits its line");
 
 struct SlotCtl {
   std::atomic<uint32_t> round;   // the last round whose buffer this PE has filled
-  std::atomic<uint32_t> failed;  // 1: this PE's bootstrap failed; no PE waits for it
+  std::atomic<uint32_t> failed;  // 1: this PE's bootstrap failed (why: reason); no PE waits for it
+  char reason[kCtlBytes - 8];    // written before failed is set
 };
+static_assert(sizeof(SlotCtl) == kCtlBytes, "control block layout");
 static_assert(std::atomic<uint32_t>::is_always_lock_free, "shared between processes");
 
 // Waiting: a round-trip through the segment takes ~1 us when both PEs are running, so a waiter
@@ -134,7 +137,7 @@ class ShmBootstrap final : public Bootstrap {
   SegmentHeader& header() { return *reinterpret_cast<SegmentHeader*>(base_); }
   uint8_t* slot(int pe) { return base_ + kLine + static_cast<size_t>(pe) * kSlotBytes; }
   SlotCtl& ctl(int pe) { return *reinterpret_cast<SlotCtl*>(slot(pe)); }
-  uint8_t* buffer(int pe, uint32_t r) { return slot(pe) + kLine + (r & 1) * kBufBytes; }
+  uint8_t* buffer(int pe, uint32_t r) { return slot(pe) + kCtlBytes + (r & 1) * kBufBytes; }
   const uint8_t* payload(int pe, uint32_t r) { return buffer(pe, r) + kLine; }
   bool arrived(int pe, uint32_t r) {
     return static_cast<int32_t>(ctl(pe).round.load(std::memory_order_acquire) - r) >= 0;
@@ -208,10 +211,13 @@ class ShmBootstrap final : public Bootstrap {
         if (q >= pe && !arrived(q, r)) late.push_back(q);
         if (ctl(q).failed.load(std::memory_order_acquire)) gaveUp.push_back(q);
       }
-      if (!gaveUp.empty())
-        return fail(Status::Remote, strprintf("%s: %s gave up on the bootstrap (a failed collective there: its log "
-                                              "says why)",
-                                              c.describe().c_str(), peList(gaveUp).c_str()));
+      if (!gaveUp.empty()) {
+        // The first one's reason: often the PE that died or is missing, which this PE has not seen yet.
+        const SlotCtl& first = ctl(gaveUp[0]);
+        const std::string why(first.reason, strnlen(first.reason, sizeof(first.reason)));
+        return fail(Status::Remote, strprintf("%s: %s gave up on the bootstrap; PE %d's reason: %s",
+                                              c.describe().c_str(), peList(gaveUp).c_str(), gaveUp[0], why.c_str()));
+      }
       if (Clock::now() >= nextProbe) {
         const int dead = inner_->failedPe();
         if (dead >= 0)
@@ -231,21 +237,23 @@ class ShmBootstrap final : public Bootstrap {
     }
   }
 
-  // Marks this bootstrap (and this PE's slot: the others stop waiting for it) failed.
-  Status fail(Status st, const std::string& msg) {
+  // Marks this bootstrap failed, and this PE's slot with the reason: the others stop waiting.
+  void markFailed(Status st, const std::string& msg) {
     failed_ = st;
     failure_ = msg;
-    ctl(rank()).failed.store(1, std::memory_order_seq_cst);
-    futexWake(&ctl(rank()).round);
+    SlotCtl& mine = ctl(rank());
+    snprintf(mine.reason, sizeof(mine.reason), "%s", msg.c_str());
+    mine.failed.store(1, std::memory_order_seq_cst);
+    futexWake(&mine.round);
+  }
+
+  Status fail(Status st, const std::string& msg) {
+    markFailed(st, msg);
     return MORI_FAIL(st, log::kBootstrap, "PE %d: %s (same-host shared-memory bootstrap)", rank(), msg.c_str());
   }
 
   Status delegate(Status s) {
-    if (ok(s)) return s;
-    failed_ = s;
-    failure_ = "a collective of the wrapped bootstrap failed (logged above)";
-    ctl(rank()).failed.store(1, std::memory_order_seq_cst);
-    futexWake(&ctl(rank()).round);
+    if (!ok(s)) markFailed(s, "a collective of the wrapped bootstrap failed (its log says why)");
     return s;
   }
 

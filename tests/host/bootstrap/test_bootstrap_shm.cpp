@@ -1,7 +1,8 @@
 // The same-host shared-memory bootstrap (application/bootstrap/shm_bootstrap.hpp) over the
 // unique-ID socket bootstrap: the full collective contract byte for byte (payloads past the
 // segment go through the wrapped bootstrap), a PE that calls another collective or none fails
-// every PE with the PEs named and never hangs, a PE that gave up stops the others' wait, the
+// every PE with the PEs named and never hangs, a PE that gave up stops the others' wait, a dead
+// PE is named through the wrapped bootstrap's connections, the
 // symmetric check of malloc/free through it catches a PE allocating out of order, and the
 // latency of a 40-byte allGather (the symmetric check) over TCP and through the segment is
 // printed. The ID is shared with MPI, as an application would.
@@ -114,6 +115,24 @@ TEST(ShmBootstrap, MissingPeTimesOutNamingItAndReleasesTheOthers) {
     EXPECT_TRUE(err.find("PE 0 gave up") != std::string::npos || err.find("PEs 0, ") != std::string::npos) << err;
   }
   EXPECT_LT(took, 20.0);
+}
+
+TEST(ShmBootstrap, DeadPeIsNamedThroughTheWrappedBootstrap) {
+  const int last = test::worldSize() - 1;
+  auto b = makeShm(60);
+  PeSync sync;
+  ASSERT_TRUE(b);
+  if (b->rank() == last) {
+    b.reset();  // as a crash would: its sockets close, its slot never fills
+    return;
+  }
+  testing::internal::CaptureStderr();
+  const auto t0 = Clock::now();
+  EXPECT_EQ(b->barrier(), Status::Remote);
+  const double took = secondsSince(t0);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_LT(took, 10.0) << "found through the connection, not the 60 s timeout";
+  EXPECT_NE(err.find("PE " + std::to_string(last)), std::string::npos) << err;
 }
 
 // The symmetric check every mori_shmem_malloc/free makes, through the segment: a PE allocating
