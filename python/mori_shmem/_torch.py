@@ -50,13 +50,19 @@ _CMP = {"eq": _C.CMP_EQ, "ne": _C.CMP_NE, "gt": _C.CMP_GT, "ge": _C.CMP_GE, "lt"
 _SIGNAL_OPS = {"set": _C.SIGNAL_SET, "add": _C.SIGNAL_ADD}
 
 
+_torch_module = None
+
+
 def _torch():
-    try:
-        import torch
-    except ImportError as e:
-        raise ImportError("this mori_shmem call needs torch, which is not importable here; the rest of "
-                          "mori_shmem works without it") from e
-    return torch
+    global _torch_module
+    if _torch_module is None:
+        try:
+            import torch
+        except ImportError as e:
+            raise ImportError("this mori_shmem call needs torch, which is not importable here; the rest of "
+                              "mori_shmem works without it") from e
+        _torch_module = torch
+    return _torch_module
 
 
 _dtype_codes = {}  # torch dtype -> (code, bits), filled on first use of each dtype
