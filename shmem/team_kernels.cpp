@@ -21,6 +21,7 @@ constexpr int kThreads = 256;
 __global__ __launch_bounds__(kThreads) void collectiveKernel(CollectiveArgs a) {
   switch (a.kind) {
     case kKindSync: sync<Block>(a.team); break;
+    case kKindSyncRelease: syncRelease<Block>(a.team); break;
     case kKindBarrier: barrier<Block>(a.team); break;
     case MORI_SHMEM_COLL_BROADCAST: broadcast<Block>(a.team, a.dest, a.source, a.bytes, a.root); break;
     case MORI_SHMEM_COLL_FCOLLECT: fcollect<Block>(a.team, a.dest, a.source, a.bytes); break;
@@ -59,7 +60,7 @@ __global__ __launch_bounds__(kSpreadThreads) void reduceDirectKernel(CollectiveA
 hipError_t launchSync(const CollectiveArgs& a, hipStream_t stream) {
   CollectiveArgs s{};
   s.team = a.team;
-  s.kind = kKindSync;
+  s.kind = kKindSyncRelease;
   collectiveKernel<<<1, kThreads, 0, stream>>>(s);
   return hipGetLastError();
 }

@@ -12,7 +12,7 @@ namespace mori::shmem::team {
 
 struct CollectiveArgs {
   TeamDevice team;
-  int kind;  // mori_shmem_collective_t, or 0 sync / -1 barrier
+  int kind;  // mori_shmem_collective_t, or 0 sync / -1 barrier / -2 sync with release
   void* dest;
   const void* source;
   size_t bytes;   // per PE (broadcast, fcollect, collect, alltoall block)
@@ -24,6 +24,7 @@ struct CollectiveArgs {
 };
 constexpr int kKindSync = 0;
 constexpr int kKindBarrier = -1;
+constexpr int kKindSyncRelease = -2;  // the spread form's entry and exit syncs
 
 hipError_t launchCollective(const CollectiveArgs& args, hipStream_t stream);
 

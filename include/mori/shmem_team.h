@@ -7,7 +7,7 @@
  * P2P-connected, else this PE alone) exist from init to finalize. Teams split from a parent are
  * strided subsets of it. A handle is valid on the PEs that are members; at most 32 teams exist at
  * once (the three predefined ones included): their sync areas are preallocated in the symmetric
- * heap at init (about 70 KiB + 64 B per PE each).
+ * heap at init (about 100 KiB + 64 B per PE each).
  *
  * Creation (split_strided, split_2d) is collective over the parent: every parent PE calls it with
  * the same arguments; they are exchanged and checked on every PE, and a disagreement or an invalid
@@ -19,8 +19,11 @@
  * registered). Blocking forms return when the operation is complete on this PE (dest written,
  * source reusable); _on_stream forms enqueue it on `stream` and return. Reductions combine the
  * members' values in team-PE order (0, 1, ..., n-1), so every PE gets bitwise the same result;
- * dest may equal source. broadcast also writes the root's dest. Over P2P the data moves by direct
- * loads from the peers' copies; otherwise by gets (RDMA), with the same results.
+ * dest may equal source. broadcast also writes the root's dest. Broadcast, fcollect and alltoall of
+ * at most 1 KiB per member move in one step: each member stores its data, tagged with the call,
+ * into the others' team areas (by RDMA writes to RDMA peers) and copies what it receives into
+ * dest. Otherwise, over P2P the data moves by direct loads from the peers' copies; to RDMA peers
+ * by gets, with the same results. team_sync is arrival only: it orders no memory (use barrier).
  */
 #ifndef MORI_SHMEM_TEAM_H
 #define MORI_SHMEM_TEAM_H

@@ -5,7 +5,9 @@
 // thread, warp and block scope, by team handle and by team value, and from the host on a stream.
 // Counts from 1 element to several MiB, odd byte counts, and in-place reductions that span
 // several scratch chunks; host forms small enough for one kernel and large enough to spread over
-// many blocks.
+// many blocks. Small broadcasts, fcollects and alltoalls (up to kLlMaxBytes per member) take the
+// one-step LL path, larger ones the pull path: both are covered, and back to back in one kernel
+// (and one stream) with fresh data every call, so that stale words from an earlier call show.
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,7 +179,7 @@ void dataAllKinds(const std::vector<size_t>& sizes) {
 TEST(Collectives, DataBlockScope) { dataAllKinds<2, false>({1, 7, 4093, (1u << 20) + 3}); }
 TEST(Collectives, DataBlockScopeByValue) { dataAllKinds<2, true>({5, 65536}); }
 TEST(Collectives, DataWarpScope) { dataAllKinds<1, false>({1, 33, 70001}); }
-TEST(Collectives, DataThreadScope) { dataAllKinds<0, true>({1, 16, 999}); }
+TEST(Collectives, DataThreadScope) { dataAllKinds<0, true>({1, 16, 999, 2000}); }
 
 TEST(Collectives, DataOnStream) {
   Teams teams;
@@ -207,6 +209,167 @@ TEST(Collectives, LargeOnStream) {
     ASSERT_TRUE(runData(kind, MORI_SHMEM_TEAM_WORLD, bytes, streamLaunch(kind, s), seed++)) << "kind " << kind;
   ASSERT_EQ(hipStreamDestroy(s), hipSuccess);
 }
+
+// ---- back to back: buffer reuse from one call to the next ---------------------------------------
+// Broadcast (root changing), fcollect and alltoall in turn, one call after the other without a
+// sync between, each on fresh data, sizes changing every call across the LL limit (one-step
+// calls and pull calls alternate; 1024 bytes is LL, 1025 not, at every team size here). Each PE
+// writes its source before each call and checks its dest after it: a word left over from an
+// earlier call (the LL area's half is reused two calls later) or a peer still writing would show
+// as a wrong byte. result[0] counts bad bytes; result[1] keeps the first as
+// iteration << 40 | kind << 32 | byte index.
+constexpr size_t kB2bMaxBytes = 3000;
+constexpr int kB2bSizeCount = 7;
+constexpr int kB2bIters = 2 * 3 * kB2bSizeCount;  // every (kind, size) pair twice
+
+__host__ __device__ inline size_t b2bBytes(int it) {
+  switch (it % kB2bSizeCount) {
+    case 0: return 1;
+    case 1: return 6;
+    case 2: return 64;
+    case 3: return 257;
+    case 4: return 1024;
+    case 5: return 1025;
+    default: return kB2bMaxBytes;
+  }
+}
+__host__ __device__ inline int b2bKind(int it) { return it % 3; }  // 0 broadcast, 1 fcollect, 2 alltoall
+__host__ __device__ inline int b2bRoot(int it, int n) { return (it / 3) % n; }
+
+__device__ void b2bRecord(unsigned long long* result, int it, int kind, size_t i) {
+  atomicAdd(&result[0], 1ull);
+  atomicMin(&result[1], (static_cast<unsigned long long>(it) << 40) | (static_cast<unsigned long long>(kind) << 32) |
+                            static_cast<unsigned long long>(i));
+}
+
+// Fills this PE's source for call `it` (threads rank, rank + size, ...).
+__device__ void b2bFill(uint8_t* src, uint64_t seed, int it, int me, int n, int rank, int size) {
+  const size_t bytes = b2bBytes(it), total = b2bKind(it) == 2 ? bytes * n : bytes;
+  for (size_t i = rank; i < total; i += size) src[i] = patternByte(seed + it, me, i);
+}
+// Checks this PE's dest after call `it`.
+__device__ void b2bCheck(const uint8_t* dst, uint64_t seed, int it, int me, int n, int rank, int size,
+                         unsigned long long* result) {
+  const size_t bytes = b2bBytes(it);
+  const int kind = b2bKind(it);
+  const size_t total = kind == 0 ? bytes : bytes * n;
+  for (size_t i = rank; i < total; i += size) {
+    uint8_t want;
+    if (kind == 0)
+      want = patternByte(seed + it, b2bRoot(it, n), i);
+    else if (kind == 1)
+      want = patternByte(seed + it, static_cast<int>(i / bytes), i % bytes);
+    else
+      want = patternByte(seed + it, static_cast<int>(i / bytes), static_cast<size_t>(me) * bytes + i % bytes);
+    if (dst[i] != want) b2bRecord(result, it, kind, i);
+  }
+}
+
+#define B2B_CALL(SC, FN, ...)            \
+  do {                                   \
+    if constexpr (SC == 0) {             \
+      if constexpr (BV)                  \
+        FN##_thread(value, __VA_ARGS__); \
+      else                               \
+        FN##_thread(team, __VA_ARGS__);  \
+    } else if constexpr (SC == 1) {      \
+      if constexpr (BV)                  \
+        FN##_warp(value, __VA_ARGS__);   \
+      else                               \
+        FN##_warp(team, __VA_ARGS__);    \
+    } else {                             \
+      if constexpr (BV)                  \
+        FN##_block(value, __VA_ARGS__);  \
+      else                               \
+        FN##_block(team, __VA_ARGS__);   \
+    }                                    \
+  } while (0)
+
+template <int SC, bool BV>
+__global__ void backToBackKernel(mori_shmem_team_t team, mori_shmem_team_device_t value, uint8_t* src, uint8_t* dst,
+                                 uint64_t seed, unsigned long long* result) {
+  const int size = SC == 0 ? 1 : SC == 1 ? mori::gpu::waveSize() : static_cast<int>(blockDim.x);
+  const int rank = static_cast<int>(threadIdx.x);
+  if (rank >= size) return;  // the scope's threads only
+  const int me = mori_shmem_team_my_pe(value), n = mori_shmem_team_n_pes(value);
+  for (int it = 0; it < kB2bIters; ++it) {
+    const size_t bytes = b2bBytes(it);
+    b2bFill(src, seed, it, me, n, rank, size);  // the collective's entry orders the scope's writes
+    switch (b2bKind(it)) {
+      case 0: B2B_CALL(SC, mori_shmem_broadcastmem, dst, src, bytes, b2bRoot(it, n)); break;
+      case 1: B2B_CALL(SC, mori_shmem_fcollectmem, dst, src, bytes); break;
+      default: B2B_CALL(SC, mori_shmem_alltoallmem, dst, src, bytes); break;
+    }
+    b2bCheck(dst, seed, it, me, n, rank, size, result);
+    // The next call's entry orders these reads before its writes of dest (thread scope: one thread).
+  }
+}
+
+__global__ void b2bFillKernel(uint8_t* src, uint64_t seed, int it, int me, int n) {
+  b2bFill(src, seed, it, me, n, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
+}
+__global__ void b2bCheckKernel(const uint8_t* dst, uint64_t seed, int it, int me, int n, unsigned long long* result) {
+  b2bCheck(dst, seed, it, me, n, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), result);
+}
+
+// SC 0-2: device scopes; 3: the host forms on a stream, fill and check kernels in between, no host
+// synchronisation until the end.
+template <int SC, bool BV>
+void backToBack() {
+  Teams teams;
+  uint64_t seed = 5000 + SC * 100 + BV;
+  hipStream_t stream;
+  ASSERT_EQ(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking), hipSuccess);
+  for (mori_shmem_team_t t : teams.all) {
+    const int me = mori_shmem_team_my_pe(t), n = me >= 0 ? mori_shmem_team_n_pes(t) : 0;
+    int tn = n;
+    MPI_Allreduce(&n, &tn, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);  // every PE allocates alike
+    auto* src = static_cast<uint8_t*>(mori_shmem_malloc(kB2bMaxBytes * tn));
+    auto* dst = static_cast<uint8_t*>(mori_shmem_malloc(kB2bMaxBytes * tn));
+    ASSERT_TRUE(src && dst);
+    unsigned long long* result = nullptr;
+    ASSERT_EQ(hipMalloc(&result, 2 * sizeof(unsigned long long)), hipSuccess);
+    unsigned long long h[2] = {0, ~0ull};
+    ASSERT_EQ(hipMemcpy(result, h, sizeof(h), hipMemcpyHostToDevice), hipSuccess);
+    if (me >= 0) {
+      if constexpr (SC < 3) {
+        backToBackKernel<SC, BV><<<1, kThreads, 0, stream>>>(t, mori_shmem_team_get_device(t), src, dst, seed, result);
+      } else {
+        for (int it = 0; it < kB2bIters; ++it) {
+          const size_t bytes = b2bBytes(it);
+          b2bFillKernel<<<1, kThreads, 0, stream>>>(src, seed, it, me, n);
+          char* d = reinterpret_cast<char*>(dst);
+          const char* s = reinterpret_cast<const char*>(src);
+          int rc = -1;
+          if (b2bKind(it) == 0) rc = mori_shmem_char_broadcast_on_stream(t, d, s, bytes, b2bRoot(it, n), stream);
+          if (b2bKind(it) == 1) rc = mori_shmem_char_fcollect_on_stream(t, d, s, bytes, stream);
+          if (b2bKind(it) == 2) rc = mori_shmem_char_alltoall_on_stream(t, d, s, bytes, stream);
+          EXPECT_EQ(rc, 0) << "call " << it << " on team " << t;
+          b2bCheckKernel<<<1, kThreads, 0, stream>>>(dst, seed, it, me, n, result);
+        }
+      }
+      ASSERT_EQ(hipStreamSynchronize(stream), hipSuccess);
+      ASSERT_EQ(hipMemcpy(h, result, sizeof(h), hipMemcpyDeviceToHost), hipSuccess);
+      if (h[0]) {
+        const unsigned long long it = h[1] >> 40, kind = (h[1] >> 32) & 0xff, at = h[1] & 0xffffffffull;
+        ADD_FAILURE() << "back to back, scope " << SC << (BV ? " by value" : "") << ", team " << t << " (" << n
+                      << " PEs), team PE " << me << ": " << h[0] << " bad bytes; first in call " << it << " (kind "
+                      << kind << " [0 broadcast 1 fcollect 2 alltoall], " << b2bBytes(static_cast<int>(it))
+                      << " bytes, root " << b2bRoot(static_cast<int>(it), n) << ") at dest byte " << at;
+      }
+    }
+    ASSERT_EQ(hipFree(result), hipSuccess);
+    mori_shmem_free(dst);
+    mori_shmem_free(src);
+    ASSERT_TRUE(allTrue(h[0] == 0));
+  }
+  ASSERT_EQ(hipStreamDestroy(stream), hipSuccess);
+}
+
+TEST(BackToBack, ThreadScope) { backToBack<0, false>(); }
+TEST(BackToBack, WarpScopeByValue) { backToBack<1, true>(); }
+TEST(BackToBack, BlockScope) { backToBack<2, false>(); }
+TEST(BackToBack, OnStream) { backToBack<3, false>(); }
 
 // ---- reductions ---------------------------------------------------------------------------------
 

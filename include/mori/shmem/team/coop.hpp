@@ -15,6 +15,9 @@ struct Thread {
   MORI_DEVICE_INLINE static void get(void* d, const void* s, size_t b, int pe) {
     mori_shmem_getmem_thread(d, s, b, pe);
   }
+  MORI_DEVICE_INLINE static void putNbi(void* d, const void* s, size_t b, int pe) {
+    mori_shmem_putmem_nbi_thread(d, s, b, pe);
+  }
   MORI_DEVICE_INLINE static void quiet() { mori_shmem_quiet(); }
 };
 
@@ -23,6 +26,9 @@ struct Warp {
   MORI_DEVICE_INLINE static int size() { return gpu::waveSize(); }
   MORI_DEVICE_INLINE static void sync() { gpu::waveSync(~gpu::LaneMask{0}); }
   MORI_DEVICE_INLINE static void get(void* d, const void* s, size_t b, int pe) { mori_shmem_getmem_warp(d, s, b, pe); }
+  MORI_DEVICE_INLINE static void putNbi(void* d, const void* s, size_t b, int pe) {
+    mori_shmem_putmem_nbi_warp(d, s, b, pe);
+  }
   MORI_DEVICE_INLINE static void quiet() {
     if (rank() == 0) mori_shmem_quiet();
     sync();
@@ -36,6 +42,9 @@ struct Block {
   MORI_DEVICE_INLINE static int size() { return static_cast<int>(blockDim.x * blockDim.y * blockDim.z); }
   MORI_DEVICE_INLINE static void sync() { __syncthreads(); }
   MORI_DEVICE_INLINE static void get(void* d, const void* s, size_t b, int pe) { mori_shmem_getmem_block(d, s, b, pe); }
+  MORI_DEVICE_INLINE static void putNbi(void* d, const void* s, size_t b, int pe) {
+    mori_shmem_putmem_nbi_block(d, s, b, pe);
+  }
   MORI_DEVICE_INLINE static void quiet() { mori_shmem_quiet_block(); }
 };
 

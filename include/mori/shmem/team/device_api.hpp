@@ -9,7 +9,7 @@
  * calls; one collective runs on a team at a time per PE. Contracts in mori/shmem_team.h.
  *
  *   mori_shmem_barrier_<scope>(team)          quiet, then sync
- *   mori_shmem_team_sync_<scope>(team)        arrival of every member
+ *   mori_shmem_team_sync_<scope>(team)        arrival of every member (orders no memory)
  *   mori_shmem_<T>_broadcast_<scope>(team, dest, source, nelems, root)    also broadcastmem (bytes)
  *   mori_shmem_<T>_fcollect_<scope>(team, dest, source, nelems)           also fcollectmem
  *   mori_shmem_<T>_collect_<scope>(team, dest, source, nelems)            also collectmem

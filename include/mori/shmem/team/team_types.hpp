@@ -31,24 +31,28 @@ struct TeamDevice {
 };
 static_assert(sizeof(TeamDevice) == 40, "TeamDevice is a kernel argument and a table entry");
 
-// Sync slot layout (byte offsets). The epoch and the collect count are written by this PE only;
+// Sync slot layout (byte offsets). The epochs and the collect count are written by this PE only;
 // flags are written by peers. Exchange records carry team creation arguments (kExchangeRecord
 // bytes per PE, nPes + 1 records). Scratch stages reductions whose peers are not P2P-reachable
-// and in-place reductions.
+// and in-place reductions. The LL area, after the scratch, receives the one-step small broadcasts
+// and fcollects (mori/shmem/team/ll_exchange.hpp): two halves, used by alternate calls.
 constexpr size_t kEpochOffset = 0;
-constexpr size_t kFlagsOffset = 64;  // 64 rounds of dissemination: any team size
+constexpr size_t kLlEpochOffset = 8;  // the LL exchanges' call count
+constexpr size_t kFlagsOffset = 64;   // 64 rounds of dissemination: any team size
 constexpr int kMaxRounds = 64;
 constexpr size_t kCountOffset = kFlagsOffset + kMaxRounds * 8;  // 576
 constexpr size_t kExchangeOffset = 1024;
 constexpr size_t kExchangeRecord = 64;
 constexpr size_t kScratchBytes = 64 * 1024;
+constexpr size_t kLlHalfBytes = 16 * 1024;
 
 MORI_HOST_DEVICE_INLINE constexpr size_t alignUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
 MORI_HOST_DEVICE_INLINE constexpr size_t scratchOffset(int nPes) {
   return alignUp(kExchangeOffset + kExchangeRecord * (static_cast<size_t>(nPes) + 1), 256);
 }
+MORI_HOST_DEVICE_INLINE constexpr size_t llOffset(int nPes) { return scratchOffset(nPes) + kScratchBytes; }
 MORI_HOST_DEVICE_INLINE constexpr size_t slotBytes(int nPes) {
-  return alignUp(scratchOffset(nPes) + kScratchBytes, 4096);
+  return alignUp(llOffset(nPes) + 2 * kLlHalfBytes, 4096);
 }
 
 }  // namespace mori::shmem::team
