@@ -220,6 +220,8 @@ class ShmBootstrap final : public Bootstrap {
       }
       if (Clock::now() >= nextProbe) {
         const int dead = inner_->failedPe();
+        while (dead >= 0 && pe < n && arrived(pe, r)) ++pe;  // it may have arrived, finished and closed since the scan
+        if (pe == n) return Status::Success;
         if (dead >= 0)
           return fail(Status::Remote, strprintf("%s: PE %d failed (its bootstrap connection dropped, or the root "
                                                 "reported it)",
