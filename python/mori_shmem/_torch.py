@@ -239,7 +239,10 @@ def empty(shape, dtype=None):
     for d in shape:
         numel *= d
     nbytes = numel * bits // 8
-    addr = _C.malloc(max(nbytes, 1))  # a real block even for numel 0, so free_tensor() pairs with it
+    try:
+        addr = _C.malloc(max(nbytes, 1))  # a real block even for numel 0, so free_tensor() pairs with it
+    except Error as e:
+        _raise_collective(f"empty({shape}, {dtype})", nbytes, e)
     alloc = _Allocation(addr, nbytes)
     _state.live[addr] = weakref.ref(alloc)
     if _state.scopes:
@@ -276,10 +279,22 @@ def _allocation_of(t, call):
     return alloc
 
 
+def _raise_collective(call, nbytes, e):
+    """Raises Error for a failed symmetric call naming this PE, the call and its size; the log line
+    above it (stderr) names every PE's call and size when the PEs disagree."""
+    if not _C.initialized():
+        raise e
+    raise Error(f"mori_shmem.{call} on PE {_C.my_pe()} ({nbytes} bytes; every PE must make the same "
+                f"symmetric calls with the same sizes in the same order): {e}") from e
+
+
 def _free(alloc, sync=True):
     if sync:
         _C.device_synchronize()  # this PE's work on the block is done before any PE reuses it
-    _C.free(alloc.addr)  # collective; raises (frees nothing) when the PEs disagree
+    try:
+        _C.free(alloc.addr)  # collective; raises (frees nothing) when the PEs disagree
+    except Error as e:
+        _raise_collective(f"free_tensor(tensor at {alloc.addr:#x})", alloc.nbytes, e)
     _state.live.pop(alloc.addr, None)
     alloc.detach()
     t = alloc.tensor() if alloc.tensor is not None else None

@@ -263,6 +263,30 @@ class SymmetricTensorBookkeeping(unittest.TestCase):
             gc.collect()
         self.assertEqual([w for w in caught if issubclass(w.category, ResourceWarning)], [])
 
+    def test_failed_symmetric_call_names_this_pe_the_call_and_the_size(self):
+        from unittest import mock
+        from mori_shmem import _torch
+
+        class InitialisedPe3:
+            @staticmethod
+            def initialized():
+                return True
+
+            @staticmethod
+            def my_pe():
+                return 3
+        cause = ms.Error("mori_shmem.malloc failed: remote error; the mori-shmem log above says why")
+        with mock.patch.object(_torch, "_C", InitialisedPe3):
+            with self.assertRaisesRegex(ms.Error, r"^mori_shmem\.empty\(\(4,\), torch\.float32\) on PE 3 \(16 "
+                                        r"bytes; .*same order\): mori_shmem\.malloc failed") as ctx:
+                _torch._raise_collective("empty((4,), torch.float32)", 16, cause)
+        self.assertIs(ctx.exception.__cause__, cause)
+        # Before init there is no PE to name: the runtime's own error goes up unchanged.
+        before = ms.Error("mori_shmem.malloc(): mori-shmem is not initialised")
+        with self.assertRaises(ms.Error) as ctx:
+            _torch._raise_collective("empty((4,), torch.float32)", 16, before)
+        self.assertIs(ctx.exception, before)
+
     def test_device_synchronize_reports_a_missing_gpu_as_error(self):
         try:
             ms._C.device_synchronize()  # a GPU here: returns

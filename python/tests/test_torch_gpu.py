@@ -110,6 +110,17 @@ def test_free_out_of_order_is_caught_on_every_pe():
     ms.free_tensor(a)
 
 
+def test_empty_out_of_order_is_caught_on_every_pe(capfd):
+    n = 256 if me() % 2 == 0 else 512  # PEs disagree on the size
+    with pytest.raises(ms.Error, match=rf"empty\(\({n},\), torch.float32\) on PE {me()} \({4 * n} bytes"):
+        ms.empty(n, torch.float32)
+    err = capfd.readouterr().err  # the runtime's line names both PEs' calls and sizes
+    assert "differs between PEs" in err and "malloc(1024, 256)" in err and "malloc(2048, 256)" in err, err
+    # Nothing was allocated on any PE: matching calls work afterwards.
+    x = ms.empty(128, torch.float32)
+    ms.free_tensor(x)
+
+
 @pytest.mark.parametrize("n", [1, 1000, 1 << 20, 16 << 20])
 def test_put_get_on_current_stream(n):
     with ms.tensor_scope():
