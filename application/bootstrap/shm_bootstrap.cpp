@@ -53,10 +53,13 @@ struct SlotCtl {
 static_assert(sizeof(SlotCtl) == kCtlBytes, "control block layout");
 static_assert(std::atomic<uint32_t>::is_always_lock_free, "shared between processes");
 
-// Waiting: a round-trip through the segment takes ~1 us when both PEs are running, so a waiter
-// spins this long before it sleeps in the kernel (where a wake costs tens of microseconds), and
-// yields the CPU while spinning past kYieldAfter (PEs may outnumber cores).
-constexpr auto kSpin = std::chrono::microseconds(50);
+// Waiting: a round through the segment takes under a microsecond when every PE is running (0.1-0.7
+// us, 2 PEs on the CI machine), while a futex wake costs the writer a system call and the sleeper
+// a scheduler wake-up (tens of microseconds from an idle core). PEs making the same calls arrive
+// within microseconds of each other, but a free_tensor() waits for the GPU first, which skews
+// them more; so a waiter spins this long before it sleeps, yielding the CPU past kYieldAfter
+// (PEs may outnumber cores).
+constexpr auto kSpin = std::chrono::microseconds(200);
 constexpr auto kYieldAfter = std::chrono::microseconds(5);
 constexpr long kSleepSliceNs = 1000000;                      // a sleeping waiter re-checks failures every 1 ms
 constexpr auto kProbeEvery = std::chrono::milliseconds(10);  // wrapped failedPe(): a poll() call
