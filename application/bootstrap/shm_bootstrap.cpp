@@ -316,8 +316,12 @@ std::string createSegment(int nranks, size_t bytes, Offer* o, void** map) {
   if (fd < 0) return strprintf("shm_open(%s): %s", o->name, strerror(errno));
   std::string why;
   void* p = MAP_FAILED;
+  // posix_fallocate: a full /dev/shm fails here rather than with SIGBUS at the first write.
+  int err = 0;
   if (ftruncate(fd, static_cast<off_t>(bytes)) != 0)
     why = strprintf("ftruncate(%s, %zu): %s", o->name, bytes, strerror(errno));
+  else if ((err = posix_fallocate(fd, 0, static_cast<off_t>(bytes))) != 0)
+    why = strprintf("posix_fallocate(%s, %zu): %s", o->name, bytes, strerror(err));
   else if ((p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
     why = strprintf("mmap(%s): %s", o->name, strerror(errno));
   close(fd);
