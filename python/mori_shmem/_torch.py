@@ -20,6 +20,7 @@ tensor_scope() waits once for all the tensors it frees.
 """
 
 import contextlib
+import math
 import os
 import sys
 import warnings
@@ -90,7 +91,7 @@ def _to_torch(torch, addr, shape, code, bits, device, owner):
 def _shape(shape):
     if isinstance(shape, int):
         return (shape,)
-    return tuple(int(d) for d in shape)
+    return tuple(map(int, shape))
 
 
 # ---- initialisation ------------------------------------------------------------------------
@@ -231,14 +232,11 @@ def empty(shape, dtype=None):
     """
     torch = _torch()
     shape = _shape(shape)
-    if any(d < 0 for d in shape):
+    if shape and min(shape) < 0:
         raise ValueError(f"mori_shmem.empty: negative dimension in shape {shape}")
     dtype = dtype if dtype is not None else torch.get_default_dtype()
     code, bits = _dlpack_dtype(torch, dtype, "empty")
-    numel = 1
-    for d in shape:
-        numel *= d
-    nbytes = numel * bits // 8
+    nbytes = math.prod(shape) * bits // 8
     try:
         addr = _C.malloc(max(nbytes, 1))  # a real block even for numel 0, so free_tensor() pairs with it
     except Error as e:
