@@ -18,7 +18,9 @@ The package's extension (_C) is not needed: only mori_shmem/triton.py and _paths
 import importlib.util
 import os
 import re
+import subprocess
 import sys
+import tempfile
 import types
 
 import pytest
@@ -230,6 +232,49 @@ def test_put_loop_codegen(kernel, warps):
     assert not reread, f"{name}: the device state is re-read inside the loop: {reread[:4]}"
     local = [line for line in code if ".local" in line or "__local_depot" in line]
     assert not local, f"{name}: local memory in the kernel: {local[:4]}"
+    # In the machine code: the block put's copy loop and the whole put + quiet kernel use no
+    # local memory (ptxas spilled loop values around the general paths' calls before they were
+    # made through pointers: shmem/device/bitcode/general_path_calls.cpp).
+    sass = _kernel_sass(k.asm["cubin"])
+    if warps == 1:
+        spills = [line for line in sass if re.search(r"\b(LDL|STL)\b", line)]
+        assert not spills, f"{name}: local memory in the kernel's machine code: {spills[:4]}"
+    else:
+        loop = _copy_loop(sass)
+        assert loop, f"{name}: no loop of 16-byte loads and stores in the machine code"
+        bad = [line for line in loop if re.search(r"\b(LDL|STL)\b|\bLD\.E", line)]
+        assert not bad, f"{name}: local memory or generic loads in the copy loop: {bad[:4]}"
+
+
+def _kernel_sass(cubin):
+    """The kernel's machine code (nvdisasm), without the functions it calls."""
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        text = subprocess.check_output([triton.knobs.nvidia.nvdisasm.path, "-c", f.name], text=True)
+    lines = []
+    for line in text.split("\n"):
+        if re.match(r"\s*\.type\s+\$", line):  # the first callee
+            break
+        lines.append(line)
+    return lines
+
+
+def _copy_loop(sass):
+    """The smallest loop (a label and the last branch back to it) with 4 16-byte loads and stores."""
+    best = None
+    for i, line in enumerate(sass):
+        label = re.match(r"(\.L_x_\d+):", line.strip())
+        if not label:
+            continue
+        back = [j for j in range(i + 1, len(sass)) if re.search(r"BRA\s+`\(" + label.group(1) + r"\)", sass[j])]
+        if not back:
+            continue
+        body = sass[i:back[-1] + 1]
+        if sum("E.128" in b and "LD" in b for b in body) >= 4 and sum("ST.E.128" in b for b in body) >= 4:
+            if best is None or len(body) < len(best):
+                best = body
+    return best
 
 
 @pytest.mark.parametrize("arch", ["sm90"])

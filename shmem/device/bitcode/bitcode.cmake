@@ -4,9 +4,10 @@
 # Contents: the device library's sources (this folder's parent: the device state and the general
 # paths) plus bitcode/jit_api.cpp (C-named entry points over the inline device API), compiled by
 # clang as CUDA / HIP device code and linked with llvm-link; the functions' target attributes are
-# then removed so that a JIT inlines them (strip_function_attrs.cmake), and on NVIDIA the device
-# state is declared constant so that a JIT's loops read it once (constant_state.cmake). nvcc cannot
-# emit LLVM bitcode.
+# then removed so that a JIT inlines them (strip_function_attrs.cmake). On NVIDIA the device state
+# is declared constant so that a JIT's loops read it once (constant_state.cmake), and the inline
+# API calls the general paths through pointers (general_path_calls.cpp). nvcc cannot emit LLVM
+# bitcode.
 #
 # MORI_SHMEM_BITCODE: AUTO (build when a suitable clang is found), ON (fail without one), OFF.
 # clang 19 or newer: sm_90 and gfx942 need it; gfx950 needs clang 20.
@@ -72,6 +73,8 @@ function(mori_add_device_bitcode)
               -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_BINARY_DIR}/include -I${PROJECT_SOURCE_DIR})
   set(_link_extra "")
   set(_archs "")
+  set(_glue "")  # NVIDIA: the general paths' calls through pointers (below)
+  set(_renames "")
   if(MORI_GPU_PLATFORM STREQUAL "nvidia")
     foreach(_a IN LISTS MORI_GPU_ARCHS)
       string(REGEX REPLACE "[^0-9]" "" _n "${_a}")
@@ -87,6 +90,19 @@ function(mori_add_device_bitcode)
         list(APPEND _common -isystem ${_inc}/cccl)
       endif()
     endforeach()
+    # The inline API calls the general paths through pointers (bitcode/general_path_calls.cpp,
+    # which lists them and says why): the library's own sources define each as <name>_impl.
+    set(_glue bitcode/general_path_calls.cpp)
+    file(READ ${_dir}/${_glue} _text)
+    string(REGEX MATCHALL " X\\(mori_shmemi_[a-z_0-9]+\\)" _paths "${_text}")
+    foreach(_p IN LISTS _paths)
+      string(REGEX REPLACE " X\\((mori_shmemi_[a-z_0-9]+)\\)" "\\1" _p "${_p}")
+      list(APPEND _renames -D${_p}=${_p}_impl)
+    endforeach()
+    if(NOT _renames)
+      message(FATAL_ERROR "mori-shmem: no general paths listed in ${_dir}/${_glue}")
+    endif()
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_dir}/${_glue})
   else()
     set(_archs ${MORI_SHMEM_BITCODE_AMD_ARCHS})
     if(NOT _archs)
@@ -116,11 +132,12 @@ function(mori_add_device_bitcode)
       set(_target --offload-arch=${_arch})
     endif()
     set(_parts "")
-    foreach(_src IN LISTS _sources ITEMS bitcode/jit_api.cpp)
+    foreach(_src IN LISTS _sources ITEMS bitcode/jit_api.cpp ${_glue})
       get_filename_component(_name ${_src} NAME_WE)
       set(_defs "")
-      if(NOT _src STREQUAL "bitcode/jit_api.cpp")
-        set(_defs -DMORI_SHMEM_CHECKS=1)  # as the device library (CMakeLists.txt next to this folder)
+      if(NOT _src MATCHES "^bitcode/")
+        # checks as the device library (CMakeLists.txt next to this folder); renamed general paths
+        set(_defs -DMORI_SHMEM_CHECKS=1 ${_renames})
       endif()
       add_custom_command(
         OUTPUT ${_objdir}/${_name}.bc
