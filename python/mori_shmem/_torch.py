@@ -190,7 +190,8 @@ def _leaked(addr, nbytes):
 class _Allocation:
     """One heap block; the DLPack owner of every tensor over it (so it lives as long as they do).
     Collected while still allocated (no free_tensor()): warns (not at interpreter exit, where the
-    process ends anyway). __del__ rather than weakref.finalize: 0.5 instead of 2.7 us per empty() on the CI CPU."""
+    process ends anyway). __del__ rather than weakref.finalize: 0.5 instead of 2.7 us per empty()
+    on the CI CPU."""
 
     __slots__ = ("addr", "nbytes", "live", "tensor", "__weakref__")
 
