@@ -23,19 +23,23 @@ namespace mori::shmem::impl {
 
 MORI_DEVICE_INLINE bool sdmaTakes(const GpuStates& s, size_t bytes) { return bytes >= s.sdmaMinBytes; }
 
+// Every SDMA wait reads the runtime's abort word (the device error record), as the P2P and RDMA
+// waits do: a dead peer never hangs one.
+MORI_DEVICE_INLINE sdma::AbortRecord sdmaAbort(const GpuStates& s) { return s.errorRecord; }
+
 // Blocking forms wait for the peer's queues: the source may be reused on return.
 template <class S>
 MORI_LIB_NOINLINE void sdmaPut(const GpuStates& s, const Region& dr, void* dest, const void* src, size_t bytes, int pe,
                                bool blocking) {
   const sdma::SdmaPeerDevice& p = s.sdmaPeers[pe];
-  sdma::put<S>(p, p2pAddress(s, dr, pe, dest), src, bytes);
-  if (blocking) sdma::quiet<S>(p);
+  sdma::put<S>(p, p2pAddress(s, dr, pe, dest), src, bytes, sdmaAbort(s));
+  if (blocking) sdma::quiet<S>(p, sdmaAbort(s));
 }
 
 template <class S>
 MORI_LIB_NOINLINE void sdmaGet(const GpuStates& s, const Region& sr, void* dest, const void* src, size_t bytes,
                                int pe) {
-  sdma::get<S>(s.sdmaPeers[pe], dest, p2pAddress(s, sr, pe, src), bytes);
+  sdma::get<S>(s.sdmaPeers[pe], dest, p2pAddress(s, sr, pe, src), bytes, sdmaAbort(s));
 }
 
 // A signal to an SDMA peer, from one thread: unordered (signal_op), or ordered with nothing
@@ -45,17 +49,18 @@ inline MORI_LIB_NOINLINE void sdmaSignal(const GpuStates& s, uint64_t* remote, u
                                          bool ordered) {
   const sdma::SdmaPeerDevice& p = s.sdmaPeers[pe];
   if (!ordered || sdma::idle(p)) return p2pSignal(remote, value, op, ordered);
-  sdma::signalAfterCopies(p, remote, value, op == SignalOp::Set ? sdma::AtomicOp::Swap64 : sdma::AtomicOp::Add64);
+  sdma::signalAfterCopies(p, remote, value, op == SignalOp::Set ? sdma::AtomicOp::Swap64 : sdma::AtomicOp::Add64,
+                          sdmaAbort(s));
 }
 
 // Every SDMA queue of this PE, divided among the scope's threads (every thread calls).
 template <class S>
 MORI_DEVICE_INLINE void sdmaQuietAll(const GpuStates& s) {
-  if (s.sdmaPeers != nullptr) sdma::quietAll<S>(s.sdmaPeers, s.nPes);
+  if (s.sdmaPeers != nullptr) sdma::quietAll<S>(s.sdmaPeers, s.nPes, sdmaAbort(s));
 }
 
 MORI_DEVICE_INLINE void sdmaQuietPe(const GpuStates& s, int pe) {
-  if (s.sdmaPeers != nullptr && s.sdmaPeers[pe].count != 0) sdma::quiet<ThreadScope>(s.sdmaPeers[pe]);
+  if (s.sdmaPeers != nullptr && s.sdmaPeers[pe].count != 0) sdma::quiet<ThreadScope>(s.sdmaPeers[pe], sdmaAbort(s));
 }
 
 }  // namespace mori::shmem::impl

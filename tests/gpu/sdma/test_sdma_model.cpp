@@ -132,12 +132,12 @@ __global__ void announceKernel(SdmaPeerDevice peer, uint8_t* dst, const uint8_t*
                                uint32_t junkHeader) {
   const sdma::SdmaQueueDevice& q = peer.queues[0];
   const uint64_t base = sdma::reserveSlots(q, 1);
-  sdma::waitForRoom(q, base, 1);
+  sdma::waitForRoom(q, base, 1, nullptr);
   sdma::SdmaProvider::encode(q, base, reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), n, nullptr,
                              true, static_cast<uint32_t>(base + 1));
   if (junkHeader != 0) sdma::slotAddress(q, base)[0] = junkHeader;
   if (ring) {
-    sdma::submitAndRing(q, base, base + 1);
+    sdma::submitAndRing(q, base, base + 1, nullptr);
   } else {
     // Everything a producer does except the doorbell store (posted advances, so later producers
     // can still submit behind it).

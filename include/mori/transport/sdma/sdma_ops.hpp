@@ -23,6 +23,9 @@
 //   get        the copy peer -> local, then waits for its completion (blocking).
 //   quiet      every queue of the peer: all that was announced before is complete; fence is
 //              quiet (the peer's queues run concurrently, so only completion orders them).
+// Every operation's last argument is the runtime's abort record (sdma_post.hpp: AbortRecord),
+// which every wait of the operation reads; null (the default) only where no runtime exists (the
+// DMA-model tests that drive queue sets directly).
 #pragma once
 
 #include <stdio.h>
@@ -52,13 +55,14 @@ MORI_DEVICE_INLINE uint32_t waveQueue(const SdmaPeerDevice& p) {
 }
 
 template <class G>
-MORI_DEVICE_INLINE void put(const SdmaPeerDevice& p, void* dst, const void* src, uint64_t bytes) {
+MORI_DEVICE_INLINE void put(const SdmaPeerDevice& p, void* dst, const void* src, uint64_t bytes,
+                            AbortRecord abort = nullptr) {
   if (p.count == 0) noQueues("put");
   if (bytes == 0) return;
   const uint64_t d = reinterpret_cast<uint64_t>(dst), s = reinterpret_cast<uint64_t>(src);
   if (G::size() == 1) {
     const SdmaQueueDevice& q = p.queues[waveQueue(p)];
-    eachLaneInTurn([&] { postCopy(q, d, s, bytes, nullptr); });
+    eachLaneInTurn([&] { postCopy(q, d, s, bytes, nullptr, abort); });
     return;
   }
   G::sync();  // the group's stores to src are done before a rank fences and rings
@@ -72,27 +76,29 @@ MORI_DEVICE_INLINE void put(const SdmaPeerDevice& p, void* dst, const void* src,
     const uint64_t share = (bytes / parts) & ~uint64_t{255};
     const uint64_t off = share * r;
     const uint64_t len = r == parts - 1 ? bytes - off : share;
-    eachLaneInTurn([&] { postCopy(p.queues[r], d + off, s + off, len, nullptr); });
+    eachLaneInTurn([&] { postCopy(p.queues[r], d + off, s + off, len, nullptr, abort); });
   }
   G::sync();
 }
 
 template <class G>
 MORI_DEVICE_INLINE void putSignal(const SdmaPeerDevice& p, void* dst, const void* src, uint64_t bytes,
-                                  uint64_t* signalAddr, uint64_t value, AtomicOp op) {
+                                  uint64_t* signalAddr, uint64_t value, AtomicOp op, AbortRecord abort = nullptr) {
   if (p.count == 0) noQueues("put-with-signal");
   G::sync();  // the group's stores to src are done before rank 0 fences and rings
   if (G::rank() == 0) {
     const SignalDesc sig{reinterpret_cast<uint64_t>(signalAddr), value, op};
     const SdmaQueueDevice& q = p.queues[0];
-    eachLaneInTurn([&] { postCopy(q, reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), bytes, &sig); });
+    eachLaneInTurn(
+        [&] { postCopy(q, reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), bytes, &sig, abort); });
   }
   G::sync();
 }
 
 template <class G>
-MORI_DEVICE_INLINE void signalOp(const SdmaPeerDevice& p, uint64_t* signalAddr, uint64_t value, AtomicOp op) {
-  putSignal<G>(p, nullptr, nullptr, 0, signalAddr, value, op);
+MORI_DEVICE_INLINE void signalOp(const SdmaPeerDevice& p, uint64_t* signalAddr, uint64_t value, AtomicOp op,
+                                 AbortRecord abort = nullptr) {
+  putSignal<G>(p, nullptr, nullptr, 0, signalAddr, value, op, abort);
 }
 
 // Whether every copy announced on p's queues before the call is complete.
@@ -111,7 +117,8 @@ constexpr uint32_t kMaxQueuesPerPeer = 16;
 // Completion words compare as 32-bit unsigned in POLL_REGMEM (GreaterEqual): each poll reads
 // whichever of the queue's completion word and its mirror (+ 2^31) keeps the target away from
 // the wrap (pollTarget, sdma_flow.hpp).
-MORI_DEVICE_INLINE void signalAfterCopies(const SdmaPeerDevice& p, uint64_t* signalAddr, uint64_t value, AtomicOp op) {
+MORI_DEVICE_INLINE void signalAfterCopies(const SdmaPeerDevice& p, uint64_t* signalAddr, uint64_t value, AtomicOp op,
+                                          AbortRecord abort = nullptr) {
   if (p.count == 0) noQueues("ordered signal");
   if (p.count > kMaxQueuesPerPeer) {
     printf("mori-shmem PE %d: an ordered SDMA signal to PE %d waits on at most %u queues, not %u\n", p.queues[0].myPe,
@@ -132,44 +139,46 @@ MORI_DEVICE_INLINE void signalAfterCopies(const SdmaPeerDevice& p, uint64_t* sig
         polls[n++] = PollDesc{reinterpret_cast<uint64_t>(q.completion + t.word), t.value};
       }
     }
-    postWaitingSignal(p.queues[mine], polls, n, sig);
+    postWaitingSignal(p.queues[mine], polls, n, sig, abort);
   });
 }
 
 template <class G>
-MORI_DEVICE_INLINE void get(const SdmaPeerDevice& p, void* dst, const void* peerSrc, uint64_t bytes) {
+MORI_DEVICE_INLINE void get(const SdmaPeerDevice& p, void* dst, const void* peerSrc, uint64_t bytes,
+                            AbortRecord abort = nullptr) {
   if (p.count == 0) noQueues("get");
   if (bytes != 0 && G::rank() == 0) {
     const SdmaQueueDevice& q = p.queues[0];
     eachLaneInTurn([&] {
-      waitCompleted(q,
-                    postCopy(q, reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(peerSrc), bytes, nullptr));
+      waitCompleted(
+          q, postCopy(q, reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(peerSrc), bytes, nullptr, abort),
+          abort);
     });
   }
   G::sync();
 }
 
 template <class G>
-MORI_DEVICE_INLINE void quiet(const SdmaPeerDevice& p) {
+MORI_DEVICE_INLINE void quiet(const SdmaPeerDevice& p, AbortRecord abort = nullptr) {
   const uint32_t r = static_cast<uint32_t>(G::rank());
-  for (uint32_t i = r; i < p.count; i += static_cast<uint32_t>(G::size())) quietQueue(p.queues[i]);
+  for (uint32_t i = r; i < p.count; i += static_cast<uint32_t>(G::size())) quietQueue(p.queues[i], abort);
   G::sync();
 }
 
 // quiet over every peer in `peers` (nPes entries; entries with count 0 are not SDMA peers).
 template <class G>
-MORI_DEVICE_INLINE void quietAll(const SdmaPeerDevice* peers, int nPes) {
+MORI_DEVICE_INLINE void quietAll(const SdmaPeerDevice* peers, int nPes, AbortRecord abort = nullptr) {
   const int r = G::rank();
   int k = 0;
   for (int pe = 0; pe < nPes; ++pe)
     for (uint32_t i = 0; i < peers[pe].count; ++i, ++k)
-      if (k % G::size() == r) quietQueue(peers[pe].queues[i]);
+      if (k % G::size() == r) quietQueue(peers[pe].queues[i], abort);
   G::sync();
 }
 
 template <class G>
-MORI_DEVICE_INLINE void fence(const SdmaPeerDevice& p) {
-  quiet<G>(p);
+MORI_DEVICE_INLINE void fence(const SdmaPeerDevice& p, AbortRecord abort = nullptr) {
+  quiet<G>(p, abort);
 }
 
 }  // namespace mori::sdma

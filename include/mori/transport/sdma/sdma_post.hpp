@@ -30,6 +30,8 @@
 
 #include <stdio.h>
 
+#include "mori/device/error.hpp"
+#include "mori/device/spin.hpp"
 #include "mori/platform/atomic.hpp"
 #include "mori/platform/clock.hpp"
 #include "mori/platform/mmio.hpp"
@@ -60,15 +62,46 @@ using gpu::Scope;
   gpu::trap();
 }
 
-// Polls until met(poll()) holds; past q.timeoutTicks (if set) reports and stops the kernel.
+// The runtime's abort word, the device error record's code (mori/device/error.hpp): the host's
+// peer monitor sets it when a PE dies, a kernel of this PE when it stops on an error. Every SDMA
+// wait reads it, as the P2P and RDMA waits do (device::Spinner), so a dead peer never hangs one.
+// Null: no record (tests that drive the queues without a runtime).
+using AbortRecord = const device::DeviceErrorRecord*;
+
+// A wait on `q` saw the abort word set: says why and stops the kernel. Cold path.
+[[noreturn]] inline MORI_DEVICE_NOINLINE void queueAborted(const SdmaQueueDevice& q, const char* what,
+                                                           AbortRecord abort, uint32_t code) {
+  gpu::fenceSystem();
+  if (code == static_cast<uint32_t>(device::DeviceErrorCode::PeerFailed))
+    printf(
+        "mori-shmem PE %d: SDMA queue %u to PE %d: wait for %s stopped: PE %d failed (the host's peer monitor saw "
+        "it go)\n",
+        q.myPe, q.queueIndex, q.peer, what, static_cast<int>(abort->a));
+  else
+    printf(
+        "mori-shmem PE %d: SDMA queue %u to PE %d: wait for %s stopped: an earlier device error (code %u) stopped "
+        "this PE\n",
+        q.myPe, q.queueIndex, q.peer, what, code);
+  gpu::trap();
+}
+
+// Polls until met(poll()) holds. Every device::Spinner::kAbortPolls polls it reads the abort word
+// (stops the kernel once set); past q.timeoutTicks (if set) it reports and stops the kernel.
 template <class Poll, class Met>
-MORI_DEVICE_INLINE uint64_t waitUntil(const SdmaQueueDevice& q, const char* what, uint64_t target, Poll poll, Met met) {
+MORI_DEVICE_INLINE uint64_t waitUntil(const SdmaQueueDevice& q, const char* what, uint64_t target, AbortRecord abort,
+                                      Poll poll, Met met) {
+  constexpr uint32_t kAbortPolls = device::Spinner::kAbortPolls;
   const uint64_t start = gpu::wallClock();
   uint32_t spins = 0;
   uint64_t v;
   while (!met(v = poll())) {
     gpu::spinPause();
-    if (q.timeoutTicks != 0 && (++spins & 63u) == 0 && gpu::wallClock() - start > q.timeoutTicks)
+    ++spins;
+    if (kAbortPolls != 0 && abort != nullptr && (spins & (kAbortPolls - 1)) == 0) {
+      const uint32_t code = gpu::atomicLoad<Order::Relaxed, Scope::System>(&abort->code);
+      if (code != 0) queueAborted(q, what, abort, code);
+    }
+    if (q.timeoutTicks != 0 && (spins & 63u) == 0 && gpu::wallClock() - start > q.timeoutTicks)
       queueTimeout(q, what, v, target);
   }
   return v;
@@ -109,23 +142,23 @@ MORI_DEVICE_INLINE uint64_t reserveSlots(const SdmaQueueDevice& q, uint32_t k) {
 
 // room: the slots [base, base + k) were completed by the engine on their previous lap
 // (sdma_flow.hpp: the completion word in GPU memory, never the host-mapped read pointer).
-MORI_DEVICE_INLINE void waitForRoom(const SdmaQueueDevice& q, uint64_t base, uint32_t k) {
+MORI_DEVICE_INLINE void waitForRoom(const SdmaQueueDevice& q, uint64_t base, uint32_t k, AbortRecord abort) {
   if (base + k <= q.slots) return;
   const uint64_t need = roomTarget(base, k, q.slots);
   waitUntil(
-      q, "ring space (completion of the slots' previous lap)", need,
+      q, "ring space (completion of the slots' previous lap)", need, abort,
       [&] { return static_cast<uint64_t>(gpu::atomicLoad<Order::Relaxed, Scope::System>(q.completion)); },
       [&](uint64_t c) { return completionReached(static_cast<uint32_t>(c), need); });
   gpu::atomicFence<Order::Acquire, Scope::System>();  // the engine's reads of the old lap precede our writes
 }
 
 // submit + ring: announces [base, end) once every earlier slot is announced.
-MORI_DEVICE_INLINE void submitAndRing(const SdmaQueueDevice& q, uint64_t base, uint64_t end) {
+MORI_DEVICE_INLINE void submitAndRing(const SdmaQueueDevice& q, uint64_t base, uint64_t end, AbortRecord abort) {
   ring::announce<SdmaProvider::kIndexedDoorbells>(
       &q.state->posted, base, end,
       [&](uint64_t turn) {
         waitUntil(
-            q, "earlier slots to be announced", turn,
+            q, "earlier slots to be announced", turn, abort,
             [&] { return gpu::atomicLoad<Order::Acquire, Scope::Agent>(&q.state->posted); },
             [&](uint64_t v) { return v == turn; });
       },
@@ -152,14 +185,14 @@ MORI_DEVICE_INLINE void eachLaneInTurn(F f) {
 // kMaxCopyBytes, with sig (if any) after the last chunk in the same queue. Returns the slot
 // count announced after it (the completion value that covers it).
 MORI_DEVICE_INLINE uint64_t postCopy(const SdmaQueueDevice& q, uint64_t dst, uint64_t src, uint64_t bytes,
-                                     const SignalDesc* sig) {
+                                     const SignalDesc* sig, AbortRecord abort) {
   const uint64_t chunks = bytes == 0 ? 1 : (bytes + kMaxCopyBytes - 1) / kMaxCopyBytes;
   const uint32_t maxBatch = q.slots / 2;
   uint64_t done = 0, end = 0;
   while (done < chunks) {
     const uint32_t k = static_cast<uint32_t>(chunks - done < maxBatch ? chunks - done : maxBatch);
     const uint64_t base = reserveSlots(q, k);
-    waitForRoom(q, base, k);
+    waitForRoom(q, base, k, abort);
     end = base + k;
     for (uint32_t i = 0; i < k; ++i) {
       const uint64_t c = done + i;
@@ -168,7 +201,7 @@ MORI_DEVICE_INLINE uint64_t postCopy(const SdmaQueueDevice& q, uint64_t dst, uin
       SdmaProvider::encode(q, base + i, dst + off, src + off, len, c == chunks - 1 ? sig : nullptr, i == k - 1,
                            static_cast<uint32_t>(end));
     }
-    submitAndRing(q, base, end);
+    submitAndRing(q, base, end, abort);
     done += k;
   }
   return end;
@@ -178,7 +211,7 @@ MORI_DEVICE_INLINE uint64_t postCopy(const SdmaQueueDevice& q, uint64_t dst, uin
 // (kMaxSlotPolls per slot; the signal and the completion fence in the last slot). Returns the
 // completion value that covers it.
 MORI_DEVICE_INLINE uint64_t postWaitingSignal(const SdmaQueueDevice& q, const PollDesc* polls, uint32_t nPolls,
-                                              const SignalDesc& sig) {
+                                              const SignalDesc& sig, AbortRecord abort) {
   const uint32_t k = nPolls == 0 ? 1 : (nPolls + kMaxSlotPolls - 1) / kMaxSlotPolls;
   if (k > q.slots / 2) {
     printf(
@@ -188,7 +221,7 @@ MORI_DEVICE_INLINE uint64_t postWaitingSignal(const SdmaQueueDevice& q, const Po
     gpu::trap();
   }
   const uint64_t base = reserveSlots(q, k);
-  waitForRoom(q, base, k);
+  waitForRoom(q, base, k, abort);
   const uint64_t end = base + k;
   for (uint32_t i = 0; i < k; ++i) {
     const uint32_t first = i * kMaxSlotPolls;
@@ -197,22 +230,22 @@ MORI_DEVICE_INLINE uint64_t postWaitingSignal(const SdmaQueueDevice& q, const Po
     SdmaProvider::encode(q, base + i, 0, 0, 0, last ? &sig : nullptr, last, static_cast<uint32_t>(end), polls + first,
                          nPolls > first ? n : 0);
   }
-  submitAndRing(q, base, end);
+  submitAndRing(q, base, end, abort);
   return end;
 }
 
 // Waits until the engine has completed every slot below `end`, then acquires what it wrote.
-MORI_DEVICE_INLINE void waitCompleted(const SdmaQueueDevice& q, uint64_t end) {
+MORI_DEVICE_INLINE void waitCompleted(const SdmaQueueDevice& q, uint64_t end, AbortRecord abort) {
   waitUntil(
-      q, "completion", end,
+      q, "completion", end, abort,
       [&] { return static_cast<uint64_t>(gpu::atomicLoad<Order::Relaxed, Scope::System>(q.completion)); },
       [&](uint64_t c) { return completionReached(static_cast<uint32_t>(c), end); });
   gpu::atomicFence<Order::Acquire, Scope::System>();
 }
 
 // quiet on one queue: everything announced before the call is complete on return.
-MORI_DEVICE_INLINE void quietQueue(const SdmaQueueDevice& q) {
-  waitCompleted(q, gpu::atomicLoad<Order::Acquire, Scope::Agent>(&q.state->posted));
+MORI_DEVICE_INLINE void quietQueue(const SdmaQueueDevice& q, AbortRecord abort) {
+  waitCompleted(q, gpu::atomicLoad<Order::Acquire, Scope::Agent>(&q.state->posted), abort);
 }
 
 }  // namespace mori::sdma
