@@ -26,6 +26,10 @@ class KfdEngine final : public QueueEngine {
   EngineInventory inventory() const override { return inv_; }
 
   Status create(const QueueRequest& r, QueueHandles* out) override {
+    if (r.firstOffset != 0)
+      return MORI_FAIL(Status::NotSupported, log::kInit,
+                       "PE %d: SDMA queue %u to PE %d: KFD queues start at ring offset 0, not %llu", r.myPe,
+                       r.queueIndex, r.peer, static_cast<unsigned long long>(r.firstOffset));
     kmt::QueueResource res{};
     kmt::Status s;
     const char* call;

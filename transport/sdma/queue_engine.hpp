@@ -33,6 +33,10 @@ struct QueueRequest {
   uint32_t engineId = 0;   // with kQueueSdmaByEngineId
   void* ring = nullptr;    // GPU memory, ringBytes, 256-byte aligned, zeroed
   uint64_t ringBytes = 0;  // a power of two
+  // Ring byte offset the queue starts at (read pointer, write pointer, doorbell): 0, except in
+  // tests on the DMA-engine model that start near 2^32 slots to cross the completion words' wrap.
+  // An engine that cannot start elsewhere refuses nonzero.
+  uint64_t firstOffset = 0;
 };
 
 // What the engine gives back: GPU-visible addresses of the engine-written read pointer, the

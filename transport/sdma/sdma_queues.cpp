@@ -31,6 +31,9 @@ Status SdmaQueues::create(const SdmaQueuesConfig& cfg, const std::vector<SdmaPee
       return MORI_FAIL(Status::InvalidUsage, log::kInit, "PE %d: SDMA peer %d is not another PE of 0..%d", cfg.myPe,
                        p.pe, cfg.nPes - 1);
   if (!engine) return MORI_FAIL(Status::InvalidUsage, log::kInit, "PE %d: SDMA queues need an engine", cfg.myPe);
+  if (cfg.firstSlot >= (uint64_t{1} << 48))
+    return MORI_FAIL(Status::InvalidUsage, log::kInit, "PE %d: SDMA queues cannot start at slot %llu (2^48 or more)",
+                     cfg.myPe, static_cast<unsigned long long>(cfg.firstSlot));
   std::unique_ptr<SdmaQueues> q(new SdmaQueues());
   q->cfg_ = cfg;
   q->engine_ = std::move(engine);
@@ -55,11 +58,16 @@ Status SdmaQueues::build(const SdmaQueuesConfig& cfg, const std::vector<SdmaPeer
   if (nQueues == 0) return Status::Success;
   MORI_TRY(platform::allocQueueMemory(ringBytes * nQueues, &rings_));
   MORI_TRY(platform::allocQueueMemory(kCountersBytes * nQueues, &counters_));
-  // Counters start at 0 (allocQueueMemory zeroes); each mirror word at 0 + kMirrorOffset.
+  // Counters start at firstSlot, every slot below it complete: reserved = posted = firstSlot, the
+  // completion word its low 32 bits, the mirror word those plus kMirrorOffset.
   std::vector<uint8_t> counters(kCountersBytes * nQueues, 0);
-  for (size_t n = 0; n < nQueues; ++n)
-    memcpy(counters.data() + n * kCountersBytes + kCompletionOffset + sizeof(uint32_t), &kMirrorOffset,
-           sizeof(uint32_t));
+  const SdmaQueueState start{cfg.firstSlot, cfg.firstSlot};
+  const uint32_t completion[2] = {static_cast<uint32_t>(cfg.firstSlot),
+                                  static_cast<uint32_t>(cfg.firstSlot) + kMirrorOffset};
+  for (size_t n = 0; n < nQueues; ++n) {
+    memcpy(counters.data() + n * kCountersBytes, &start, sizeof(start));
+    memcpy(counters.data() + n * kCountersBytes + kCompletionOffset, completion, sizeof(completion));
+  }
   hipError_t e = hipMemcpy(counters_, counters.data(), counters.size(), hipMemcpyHostToDevice);
   if (e != hipSuccess)
     return MORI_FAIL(Status::System, log::kInit, "PE %d: SDMA queue counters: hipMemcpy failed: %s", cfg.myPe,
@@ -87,6 +95,7 @@ Status SdmaQueues::build(const SdmaQueuesConfig& cfg, const std::vector<SdmaPeer
       r.engineId = c.engineId;
       r.ring = static_cast<char*>(rings_) + n * ringBytes;
       r.ringBytes = ringBytes;
+      r.firstOffset = cfg.firstSlot << kSlotShift;
       MORI_TRY(engine_->create(r, &qu.handles));
       qu.created = true;
       char* counters = static_cast<char*>(counters_) + n * kCountersBytes;

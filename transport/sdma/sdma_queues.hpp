@@ -26,6 +26,9 @@ struct SdmaQueuesConfig {
   uint32_t queuesPerPeer = 2;  // MORI_SHMEM_SDMA_QUEUES
   uint32_t ringSlots = 2048;   // per queue, a power of two >= 4 (x kSlotBytes: 256 KiB)
   uint64_t timeoutTicks = 0;   // device waits' limit (MORI_SHMEM_TIMEOUT); 0: none
+  // Slot count every queue starts at (all below it complete): 0, except in tests on the DMA-engine
+  // model, which start near 2^32 so that the 32-bit completion words wrap (QueueRequest::firstOffset).
+  uint64_t firstSlot = 0;
 };
 
 class SdmaQueues {

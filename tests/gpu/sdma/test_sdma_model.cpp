@@ -152,7 +152,7 @@ struct ModelQueues {
   DmaModelEngine* model = nullptr;
   std::unique_ptr<sdma::SdmaQueues> queues;
   SdmaPeerDevice peer{};
-  void create(uint32_t perPeer, uint32_t slots) {
+  void create(uint32_t perPeer, uint32_t slots, uint64_t firstSlot = 0) {
     auto engine = std::make_unique<DmaModelEngine>();
     model = engine.get();
     sdma::SdmaQueuesConfig cfg;
@@ -161,6 +161,7 @@ struct ModelQueues {
     cfg.queuesPerPeer = perPeer;
     cfg.ringSlots = slots;
     cfg.timeoutTicks = gpu::nsToWallTicks(60'000'000'000ull);
+    cfg.firstSlot = firstSlot;
     ASSERT_EQ(sdma::SdmaQueues::create(cfg, {{1, true}}, std::move(engine), &queues), Status::Success);
     peer = queues->devicePeers()[1];
     ASSERT_EQ(peer.count, perPeer);
@@ -285,10 +286,11 @@ TEST(SdmaModel, GetAllScopes) {
 }
 
 template <class G, bool kOrderedSignal = false>
-void runPutSignal(const char* name, int blocks, int threads, uint64_t stride, uint32_t perPeer = 2) {
+void runPutSignal(const char* name, int blocks, int threads, uint64_t stride, uint32_t perPeer = 2,
+                  uint64_t firstSlot = 0) {
   const uint64_t seed = seedOf(name);
   ModelQueues mq;
-  mq.create(perPeer, 128);
+  mq.create(perPeer, 128, firstSlot);
   const uint64_t units = unitsOf<G>(blocks, threads);
   Buffers b;
   b.create(units * stride, seed);
@@ -326,6 +328,16 @@ TEST(SdmaModel, OrderedSignalWaitsForEveryQueue) {
   runPutSignal<ThreadG, true>("OrderedSignalThread", 4, 128, 2048, 4);
   runPutSignal<WarpG, true>("OrderedSignalWarp", 8, 128, 256 * 1024, 4);
   runPutSignal<BlockG, true>("OrderedSignalBlock", 6, 256, 9 << 20, 4);
+}
+
+// The same with every queue's slot count starting 200 below 2^32: ~256 slots per queue, so the
+// 32-bit completion words wrap mid-run, under the ordered signals' POLL_REGMEMs (unsigned
+// compares: sdma_flow.hpp pollTarget). A poll across the wrap on the completion word alone never
+// ends (the model reports it after 10 s) or passes before the copies (late data).
+TEST(SdmaModel, OrderedSignalAcrossTheCompletionWrap) {
+  const uint64_t firstSlot = (uint64_t{1} << 32) - 200;
+  runPutSignal<ThreadG, true>("OrderedSignalWrapThread", 4, 128, 2048, 4, firstSlot);
+  runPutSignal<WarpG, true>("OrderedSignalWrapWarp", 8, 128, 256 * 1024, 4, firstSlot);
 }
 
 TEST(SdmaModel, SignalOpAloneAddsOnce) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <chrono>
+#include <initializer_list>
 #include <thread>
 
 #include "mori/platform/gpu_runtime.hpp"
@@ -97,6 +98,9 @@ Status DmaModelEngine::create(const sdma::QueueRequest& r, sdma::QueueHandles* o
                      r.myPe, r.queueIndex, r.peer, why);
   }
   memset(q->host, 0, 64);
+  // Read pointer, write-pointer shadow and doorbell start where the queue does.
+  for (size_t off : {size_t{0}, size_t{8}, size_t{16}}) *q->wordHost(off) = r.firstOffset;
+  q->consumed = r.firstOffset;
   out->readPtr = reinterpret_cast<uint64_t*>(q->dev(0));
   out->writePtr = reinterpret_cast<uint64_t*>(q->dev(8));
   out->doorbell = reinterpret_cast<uint64_t*>(q->dev(16));
