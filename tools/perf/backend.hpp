@@ -156,268 +156,175 @@ inline bool deviceError(std::string* text) {
 
 #endif
 
-// ---- device --------------------------------------------------------------------------------------
+// ---- device and collectives ---------------------------------------------------------------------
+// Written once against the names below: the two libraries' names differ only in prefix and scope
+// suffix (NVSHMEM's thread forms have none; its warp, block and stream forms are nvshmemx_).
 
 #define MORI_PERF_DEVICE __device__ __forceinline__
 
 #if MORI_PERF_BACKEND_NVSHMEM
-
-template <Scope S>
-MORI_PERF_DEVICE void putNbi(void* dst, const void* src, size_t bytes, int pe) {
-  if constexpr (S == Scope::Thread) nvshmem_putmem_nbi(dst, src, bytes, pe);
-  if constexpr (S == Scope::Warp) nvshmemx_putmem_nbi_warp(dst, src, bytes, pe);
-  if constexpr (S == Scope::Block) nvshmemx_putmem_nbi_block(dst, src, bytes, pe);
-}
-template <Scope S>
-MORI_PERF_DEVICE void getNbi(void* dst, const void* src, size_t bytes, int pe) {
-  if constexpr (S == Scope::Thread) nvshmem_getmem_nbi(dst, src, bytes, pe);
-  if constexpr (S == Scope::Warp) nvshmemx_getmem_nbi_warp(dst, src, bytes, pe);
-  if constexpr (S == Scope::Block) nvshmemx_getmem_nbi_block(dst, src, bytes, pe);
-}
-template <Scope S>
-MORI_PERF_DEVICE void get(void* dst, const void* src, size_t bytes, int pe) {
-  if constexpr (S == Scope::Thread) nvshmem_getmem(dst, src, bytes, pe);
-  if constexpr (S == Scope::Warp) nvshmemx_getmem_warp(dst, src, bytes, pe);
-  if constexpr (S == Scope::Block) nvshmemx_getmem_block(dst, src, bytes, pe);
-}
-template <Scope S>
-MORI_PERF_DEVICE void putSignalNbi(void* dst, const void* src, size_t bytes, uint64_t* sig, uint64_t value, int pe) {
-  if constexpr (S == Scope::Thread) nvshmem_putmem_signal_nbi(dst, src, bytes, sig, value, NVSHMEM_SIGNAL_SET, pe);
-  if constexpr (S == Scope::Warp) nvshmemx_putmem_signal_nbi_warp(dst, src, bytes, sig, value, NVSHMEM_SIGNAL_SET, pe);
-  if constexpr (S == Scope::Block)
-    nvshmemx_putmem_signal_nbi_block(dst, src, bytes, sig, value, NVSHMEM_SIGNAL_SET, pe);
-}
-MORI_PERF_DEVICE void p(uint64_t* dst, uint64_t value, int pe) { nvshmem_uint64_p(dst, value, pe); }
-MORI_PERF_DEVICE void signalSet(uint64_t* sig, uint64_t value, int pe) {
-  nvshmemx_signal_op(sig, value, NVSHMEM_SIGNAL_SET, pe);
-}
-MORI_PERF_DEVICE uint64_t signalWaitGe(uint64_t* sig, uint64_t value) {
-  return nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, value);
-}
-MORI_PERF_DEVICE void fence() { nvshmem_fence(); }
-MORI_PERF_DEVICE void quiet() { nvshmem_quiet(); }
-#define MORI_PERF_AMO(op) nvshmem_uint64_atomic_##op
-
-#else  // mori-shmem
-
-template <Scope S>
-MORI_PERF_DEVICE void putNbi(void* dst, const void* src, size_t bytes, int pe) {
-  if constexpr (S == Scope::Thread) mori_shmem_putmem_nbi_thread(dst, src, bytes, pe);
-  if constexpr (S == Scope::Warp) mori_shmem_putmem_nbi_warp(dst, src, bytes, pe);
-  if constexpr (S == Scope::Block) mori_shmem_putmem_nbi_block(dst, src, bytes, pe);
-}
-template <Scope S>
-MORI_PERF_DEVICE void getNbi(void* dst, const void* src, size_t bytes, int pe) {
-  if constexpr (S == Scope::Thread) mori_shmem_getmem_nbi_thread(dst, src, bytes, pe);
-  if constexpr (S == Scope::Warp) mori_shmem_getmem_nbi_warp(dst, src, bytes, pe);
-  if constexpr (S == Scope::Block) mori_shmem_getmem_nbi_block(dst, src, bytes, pe);
-}
-template <Scope S>
-MORI_PERF_DEVICE void get(void* dst, const void* src, size_t bytes, int pe) {
-  if constexpr (S == Scope::Thread) mori_shmem_getmem_thread(dst, src, bytes, pe);
-  if constexpr (S == Scope::Warp) mori_shmem_getmem_warp(dst, src, bytes, pe);
-  if constexpr (S == Scope::Block) mori_shmem_getmem_block(dst, src, bytes, pe);
-}
-template <Scope S>
-MORI_PERF_DEVICE void putSignalNbi(void* dst, const void* src, size_t bytes, uint64_t* sig, uint64_t value, int pe) {
-  if constexpr (S == Scope::Thread)
-    mori_shmem_putmem_signal_nbi_thread(dst, src, bytes, sig, value, MORI_SHMEM_SIGNAL_SET, pe);
-  if constexpr (S == Scope::Warp)
-    mori_shmem_putmem_signal_nbi_warp(dst, src, bytes, sig, value, MORI_SHMEM_SIGNAL_SET, pe);
-  if constexpr (S == Scope::Block)
-    mori_shmem_putmem_signal_nbi_block(dst, src, bytes, sig, value, MORI_SHMEM_SIGNAL_SET, pe);
-}
-MORI_PERF_DEVICE void p(uint64_t* dst, uint64_t value, int pe) { mori_shmem_uint64_p(dst, value, pe); }
-MORI_PERF_DEVICE void signalSet(uint64_t* sig, uint64_t value, int pe) {
-  mori_shmem_signal_op(sig, value, MORI_SHMEM_SIGNAL_SET, pe);
-}
-MORI_PERF_DEVICE uint64_t signalWaitGe(uint64_t* sig, uint64_t value) {
-  return mori_shmem_signal_wait_until(sig, MORI_SHMEM_CMP_GE, value);
-}
-MORI_PERF_DEVICE void fence() { mori_shmem_fence(); }
-MORI_PERF_DEVICE void quiet() { mori_shmem_quiet(); }
-#define MORI_PERF_AMO(op) mori_shmem_uint64_atomic_##op
-
-#endif
-
-// ---- collectives on the world team ---------------------------------------------------------------
-// The element types of the collective tests: 64-bit elements for broadcast / fcollect / alltoall,
-// and the reduction types of -d.
-using Bf16 = gpu::bfloat16;
-
-#if MORI_PERF_BACKEND_NVSHMEM
-
-using Team = nvshmem_team_t;
-inline Team worldTeam() { return NVSHMEM_TEAM_WORLD; }
-
-// SC: "" thread scope, "x" the other scopes' prefix; SUF: "", _warp, _block.
-#define MORI_PERF_NV_SCOPED(S, NAME, ...)                                  \
+#define MORI_PERF_API(NAME) nvshmem_##NAME
+#define MORI_PERF_APIX(NAME) nvshmemx_##NAME
+#define MORI_PERF_SCOPED(S, NAME, ...)                                     \
   do {                                                                     \
     if constexpr (S == Scope::Thread) nvshmem_##NAME(__VA_ARGS__);         \
     if constexpr (S == Scope::Warp) nvshmemx_##NAME##_warp(__VA_ARGS__);   \
     if constexpr (S == Scope::Block) nvshmemx_##NAME##_block(__VA_ARGS__); \
   } while (0)
-
-template <Scope S>
-MORI_PERF_DEVICE void barrier(Team t) {
-  MORI_PERF_NV_SCOPED(S, barrier, t);
-}
-template <Scope S>
-MORI_PERF_DEVICE void teamSync(Team t) {
-  MORI_PERF_NV_SCOPED(S, team_sync, t);
-}
-template <Scope S>
-MORI_PERF_DEVICE void broadcast64(Team t, int64_t* d, const int64_t* s, size_t n, int root) {
-  MORI_PERF_NV_SCOPED(S, int64_broadcast, t, d, s, n, root);
-}
-template <Scope S>
-MORI_PERF_DEVICE void fcollect64(Team t, int64_t* d, const int64_t* s, size_t n) {
-  MORI_PERF_NV_SCOPED(S, int64_fcollect, t, d, s, n);
-}
-template <Scope S>
-MORI_PERF_DEVICE void alltoall64(Team t, int64_t* d, const int64_t* s, size_t n) {
-  MORI_PERF_NV_SCOPED(S, int64_alltoall, t, d, s, n);
-}
-template <Scope S, typename T>
-MORI_PERF_DEVICE void sumReduce(Team t, T* d, const T* s, size_t n) {
-  if constexpr (std::is_same_v<T, int32_t>) MORI_PERF_NV_SCOPED(S, int32_sum_reduce, t, d, s, n);
-  if constexpr (std::is_same_v<T, int64_t>) MORI_PERF_NV_SCOPED(S, int64_sum_reduce, t, d, s, n);
-  if constexpr (std::is_same_v<T, float>) MORI_PERF_NV_SCOPED(S, float_sum_reduce, t, d, s, n);
-  if constexpr (std::is_same_v<T, Bf16>) MORI_PERF_NV_SCOPED(S, bfloat16_sum_reduce, t, d, s, n);
-}
-#undef MORI_PERF_NV_SCOPED
-
-// NVSHMEM's stream RMA calls return nothing (errors are fatal inside the library): 0 here.
-inline int putOnStream(void* dst, const void* src, size_t bytes, int pe, hipStream_t st) {
-  nvshmemx_putmem_on_stream(dst, src, bytes, pe, st);
-  return 0;
-}
-inline int quietOnStream(hipStream_t st) {
-  nvshmemx_quiet_on_stream(st);
-  return 0;
-}
-inline int barrierOnStream(Team t, hipStream_t st) { return nvshmemx_barrier_on_stream(t, st); }
-inline int teamSyncOnStream(Team t, hipStream_t st) { return nvshmemx_team_sync_on_stream(t, st); }
-inline int broadcast64OnStream(Team t, int64_t* d, const int64_t* s, size_t n, int root, hipStream_t st) {
-  return nvshmemx_int64_broadcast_on_stream(t, d, s, n, root, st);
-}
-inline int fcollect64OnStream(Team t, int64_t* d, const int64_t* s, size_t n, hipStream_t st) {
-  return nvshmemx_int64_fcollect_on_stream(t, d, s, n, st);
-}
-inline int alltoall64OnStream(Team t, int64_t* d, const int64_t* s, size_t n, hipStream_t st) {
-  return nvshmemx_int64_alltoall_on_stream(t, d, s, n, st);
-}
-template <typename T>
-inline int sumReduceOnStream(Team t, T* d, const T* s, size_t n, hipStream_t st) {
-  if constexpr (std::is_same_v<T, int32_t>) return nvshmemx_int32_sum_reduce_on_stream(t, d, s, n, st);
-  if constexpr (std::is_same_v<T, int64_t>) return nvshmemx_int64_sum_reduce_on_stream(t, d, s, n, st);
-  if constexpr (std::is_same_v<T, float>) return nvshmemx_float_sum_reduce_on_stream(t, d, s, n, st);
-  if constexpr (std::is_same_v<T, Bf16>) return nvshmemx_bfloat16_sum_reduce_on_stream(t, d, s, n, st);
-  return -1;
-}
-
-#else  // mori-shmem
-
-using Team = mori_shmem_team_t;
-inline Team worldTeam() { return MORI_SHMEM_TEAM_WORLD; }
-
-#define MORI_PERF_MORI_SCOPED(S, NAME, ...)                                    \
+#define MORI_PERF_SIGNAL_SET NVSHMEM_SIGNAL_SET
+#define MORI_PERF_CMP_GE NVSHMEM_CMP_GE
+using Team = nvshmem_team_t;
+inline Team worldTeam() { return NVSHMEM_TEAM_WORLD; }
+#else
+#define MORI_PERF_API(NAME) mori_shmem_##NAME
+#define MORI_PERF_APIX(NAME) mori_shmem_##NAME
+#define MORI_PERF_SCOPED(S, NAME, ...)                                         \
   do {                                                                         \
     if constexpr (S == Scope::Thread) mori_shmem_##NAME##_thread(__VA_ARGS__); \
     if constexpr (S == Scope::Warp) mori_shmem_##NAME##_warp(__VA_ARGS__);     \
     if constexpr (S == Scope::Block) mori_shmem_##NAME##_block(__VA_ARGS__);   \
   } while (0)
+#define MORI_PERF_SIGNAL_SET MORI_SHMEM_SIGNAL_SET
+#define MORI_PERF_CMP_GE MORI_SHMEM_CMP_GE
+using Team = mori_shmem_team_t;
+inline Team worldTeam() { return MORI_SHMEM_TEAM_WORLD; }
+#endif
+
+template <Scope S>
+MORI_PERF_DEVICE void putNbi(void* dst, const void* src, size_t bytes, int pe) {
+  MORI_PERF_SCOPED(S, putmem_nbi, dst, src, bytes, pe);
+}
+template <Scope S>
+MORI_PERF_DEVICE void getNbi(void* dst, const void* src, size_t bytes, int pe) {
+  MORI_PERF_SCOPED(S, getmem_nbi, dst, src, bytes, pe);
+}
+template <Scope S>
+MORI_PERF_DEVICE void get(void* dst, const void* src, size_t bytes, int pe) {
+  MORI_PERF_SCOPED(S, getmem, dst, src, bytes, pe);
+}
+template <Scope S>
+MORI_PERF_DEVICE void putSignalNbi(void* dst, const void* src, size_t bytes, uint64_t* sig, uint64_t value, int pe) {
+  MORI_PERF_SCOPED(S, putmem_signal_nbi, dst, src, bytes, sig, value, MORI_PERF_SIGNAL_SET, pe);
+}
+MORI_PERF_DEVICE void p(uint64_t* dst, uint64_t value, int pe) { MORI_PERF_API(uint64_p)(dst, value, pe); }
+MORI_PERF_DEVICE void signalSet(uint64_t* sig, uint64_t value, int pe) {
+  MORI_PERF_APIX(signal_op)(sig, value, MORI_PERF_SIGNAL_SET, pe);
+}
+MORI_PERF_DEVICE uint64_t signalWaitGe(uint64_t* sig, uint64_t value) {
+  return MORI_PERF_API(signal_wait_until)(sig, MORI_PERF_CMP_GE, value);
+}
+MORI_PERF_DEVICE void fence() { MORI_PERF_API(fence)(); }
+MORI_PERF_DEVICE void quiet() { MORI_PERF_API(quiet)(); }
+
+// The element types of the collective tests: 64-bit elements for broadcast / fcollect / alltoall,
+// and the reduction types of -d.
+using Bf16 = gpu::bfloat16;
 
 template <Scope S>
 MORI_PERF_DEVICE void barrier(Team t) {
-  MORI_PERF_MORI_SCOPED(S, barrier, t);
+  MORI_PERF_SCOPED(S, barrier, t);
 }
 template <Scope S>
 MORI_PERF_DEVICE void teamSync(Team t) {
-  MORI_PERF_MORI_SCOPED(S, team_sync, t);
+  MORI_PERF_SCOPED(S, team_sync, t);
 }
 template <Scope S>
 MORI_PERF_DEVICE void broadcast64(Team t, int64_t* d, const int64_t* s, size_t n, int root) {
-  MORI_PERF_MORI_SCOPED(S, int64_broadcast, t, d, s, n, root);
+  MORI_PERF_SCOPED(S, int64_broadcast, t, d, s, n, root);
 }
 template <Scope S>
 MORI_PERF_DEVICE void fcollect64(Team t, int64_t* d, const int64_t* s, size_t n) {
-  MORI_PERF_MORI_SCOPED(S, int64_fcollect, t, d, s, n);
+  MORI_PERF_SCOPED(S, int64_fcollect, t, d, s, n);
 }
 template <Scope S>
 MORI_PERF_DEVICE void alltoall64(Team t, int64_t* d, const int64_t* s, size_t n) {
-  MORI_PERF_MORI_SCOPED(S, int64_alltoall, t, d, s, n);
+  MORI_PERF_SCOPED(S, int64_alltoall, t, d, s, n);
 }
 template <Scope S, typename T>
 MORI_PERF_DEVICE void sumReduce(Team t, T* d, const T* s, size_t n) {
-  if constexpr (std::is_same_v<T, int32_t>) MORI_PERF_MORI_SCOPED(S, int32_sum_reduce, t, d, s, n);
-  if constexpr (std::is_same_v<T, int64_t>) MORI_PERF_MORI_SCOPED(S, int64_sum_reduce, t, d, s, n);
-  if constexpr (std::is_same_v<T, float>) MORI_PERF_MORI_SCOPED(S, float_sum_reduce, t, d, s, n);
-  if constexpr (std::is_same_v<T, Bf16>) MORI_PERF_MORI_SCOPED(S, bfloat16_sum_reduce, t, d, s, n);
+  if constexpr (std::is_same_v<T, int32_t>) MORI_PERF_SCOPED(S, int32_sum_reduce, t, d, s, n);
+  if constexpr (std::is_same_v<T, int64_t>) MORI_PERF_SCOPED(S, int64_sum_reduce, t, d, s, n);
+  if constexpr (std::is_same_v<T, float>) MORI_PERF_SCOPED(S, float_sum_reduce, t, d, s, n);
+  if constexpr (std::is_same_v<T, Bf16>) MORI_PERF_SCOPED(S, bfloat16_sum_reduce, t, d, s, n);
 }
-#undef MORI_PERF_MORI_SCOPED
+#undef MORI_PERF_SCOPED
 
+// The host's stream forms. NVSHMEM's stream RMA calls return nothing (errors are fatal inside the
+// library): 0 there.
 inline int putOnStream(void* dst, const void* src, size_t bytes, int pe, hipStream_t st) {
+#if MORI_PERF_BACKEND_NVSHMEM
+  nvshmemx_putmem_on_stream(dst, src, bytes, pe, st);
+  return 0;
+#else
   return mori_shmem_putmem_on_stream(dst, src, bytes, pe, st);
+#endif
 }
-inline int quietOnStream(hipStream_t st) { return mori_shmem_quiet_on_stream(st); }
-inline int barrierOnStream(Team t, hipStream_t st) { return mori_shmem_barrier_on_stream(t, st); }
-inline int teamSyncOnStream(Team t, hipStream_t st) { return mori_shmem_team_sync_on_stream(t, st); }
+inline int quietOnStream(hipStream_t st) {
+#if MORI_PERF_BACKEND_NVSHMEM
+  nvshmemx_quiet_on_stream(st);
+  return 0;
+#else
+  return mori_shmem_quiet_on_stream(st);
+#endif
+}
+inline int barrierOnStream(Team t, hipStream_t st) { return MORI_PERF_APIX(barrier_on_stream)(t, st); }
+inline int teamSyncOnStream(Team t, hipStream_t st) { return MORI_PERF_APIX(team_sync_on_stream)(t, st); }
 inline int broadcast64OnStream(Team t, int64_t* d, const int64_t* s, size_t n, int root, hipStream_t st) {
-  return mori_shmem_int64_broadcast_on_stream(t, d, s, n, root, st);
+  return MORI_PERF_APIX(int64_broadcast_on_stream)(t, d, s, n, root, st);
 }
 inline int fcollect64OnStream(Team t, int64_t* d, const int64_t* s, size_t n, hipStream_t st) {
-  return mori_shmem_int64_fcollect_on_stream(t, d, s, n, st);
+  return MORI_PERF_APIX(int64_fcollect_on_stream)(t, d, s, n, st);
 }
 inline int alltoall64OnStream(Team t, int64_t* d, const int64_t* s, size_t n, hipStream_t st) {
-  return mori_shmem_int64_alltoall_on_stream(t, d, s, n, st);
+  return MORI_PERF_APIX(int64_alltoall_on_stream)(t, d, s, n, st);
 }
 template <typename T>
 inline int sumReduceOnStream(Team t, T* d, const T* s, size_t n, hipStream_t st) {
-  if constexpr (std::is_same_v<T, int32_t>) return mori_shmem_int32_sum_reduce_on_stream(t, d, s, n, st);
-  if constexpr (std::is_same_v<T, int64_t>) return mori_shmem_int64_sum_reduce_on_stream(t, d, s, n, st);
-  if constexpr (std::is_same_v<T, float>) return mori_shmem_float_sum_reduce_on_stream(t, d, s, n, st);
-  if constexpr (std::is_same_v<T, Bf16>) return mori_shmem_bfloat16_sum_reduce_on_stream(t, d, s, n, st);
+  if constexpr (std::is_same_v<T, int32_t>) return MORI_PERF_APIX(int32_sum_reduce_on_stream)(t, d, s, n, st);
+  if constexpr (std::is_same_v<T, int64_t>) return MORI_PERF_APIX(int64_sum_reduce_on_stream)(t, d, s, n, st);
+  if constexpr (std::is_same_v<T, float>) return MORI_PERF_APIX(float_sum_reduce_on_stream)(t, d, s, n, st);
+  if constexpr (std::is_same_v<T, Bf16>) return MORI_PERF_APIX(bfloat16_sum_reduce_on_stream)(t, d, s, n, st);
   return -1;
 }
-
-#endif
 
 // One uint64 atomic on pe's *dst; returns the old value for fetching operations, 0 otherwise.
 template <AtomicOp OP>
 MORI_PERF_DEVICE uint64_t amo(uint64_t* dst, uint64_t value, uint64_t cond, int pe) {
   if constexpr (OP == AtomicOp::Inc) {
-    MORI_PERF_AMO(inc)(dst, pe);
+    MORI_PERF_API(uint64_atomic_inc)(dst, pe);
   } else if constexpr (OP == AtomicOp::FetchInc) {
-    return MORI_PERF_AMO(fetch_inc)(dst, pe);
+    return MORI_PERF_API(uint64_atomic_fetch_inc)(dst, pe);
   } else if constexpr (OP == AtomicOp::Add) {
-    MORI_PERF_AMO(add)(dst, value, pe);
+    MORI_PERF_API(uint64_atomic_add)(dst, value, pe);
   } else if constexpr (OP == AtomicOp::FetchAdd) {
-    return MORI_PERF_AMO(fetch_add)(dst, value, pe);
+    return MORI_PERF_API(uint64_atomic_fetch_add)(dst, value, pe);
   } else if constexpr (OP == AtomicOp::Set) {
-    MORI_PERF_AMO(set)(dst, value, pe);
+    MORI_PERF_API(uint64_atomic_set)(dst, value, pe);
   } else if constexpr (OP == AtomicOp::Swap) {
-    return MORI_PERF_AMO(swap)(dst, value, pe);
+    return MORI_PERF_API(uint64_atomic_swap)(dst, value, pe);
   } else if constexpr (OP == AtomicOp::CompareSwap) {
-    return MORI_PERF_AMO(compare_swap)(dst, cond, value, pe);
+    return MORI_PERF_API(uint64_atomic_compare_swap)(dst, cond, value, pe);
   } else if constexpr (OP == AtomicOp::And) {
-    MORI_PERF_AMO (and)(dst, value, pe);
+    MORI_PERF_API(uint64_atomic_and)(dst, value, pe);
   } else if constexpr (OP == AtomicOp::FetchAnd) {
-    return MORI_PERF_AMO(fetch_and)(dst, value, pe);
+    return MORI_PERF_API(uint64_atomic_fetch_and)(dst, value, pe);
   } else if constexpr (OP == AtomicOp::Or) {
-    MORI_PERF_AMO(or)(dst, value, pe);
+    MORI_PERF_API(uint64_atomic_or)(dst, value, pe);
   } else if constexpr (OP == AtomicOp::FetchOr) {
-    return MORI_PERF_AMO(fetch_or)(dst, value, pe);
+    return MORI_PERF_API(uint64_atomic_fetch_or)(dst, value, pe);
   } else if constexpr (OP == AtomicOp::Xor) {
-    MORI_PERF_AMO (xor)(dst, value, pe);
+    MORI_PERF_API(uint64_atomic_xor)(dst, value, pe);
   } else if constexpr (OP == AtomicOp::FetchXor) {
-    return MORI_PERF_AMO(fetch_xor)(dst, value, pe);
+    return MORI_PERF_API(uint64_atomic_fetch_xor)(dst, value, pe);
   } else {
     static_assert(OP == AtomicOp::Fetch, "every AtomicOp has a call");
-    return MORI_PERF_AMO(fetch)(dst, pe);
+    return MORI_PERF_API(uint64_atomic_fetch)(dst, pe);
   }
   return 0;
 }
-#undef MORI_PERF_AMO
+#undef MORI_PERF_API
+#undef MORI_PERF_APIX
+#undef MORI_PERF_SIGNAL_SET
+#undef MORI_PERF_CMP_GE
 
 }  // namespace mori::perf::backend
