@@ -38,31 +38,31 @@ if(MORI_GPU_PLATFORM STREQUAL "amd")
       set(MORI_GPU_ARCHS "gfx942;gfx950")
     endif()
   endif()
-  # Every source is compiled for every target. A program or library is linked for every target
-  # too, unless its MORI_LINK_ARCHS property (or its folder's) names fewer: tests/ and examples/
-  # set it to MORI_TEST_LINK_ARCHS, which tools/test.sh sets to one target on a machine without
-  # an AMD GPU, where those programs never run on a GPU (links, each a device link of the runtime
-  # for every target, were 1249 of the AMD build's 2116 CPU seconds).
-  set(MORI_TEST_LINK_ARCHS "" CACHE STRING
-      "AMD: targets that the test programs and in-tree examples are device-linked for (empty = MORI_GPU_ARCHS)")
-  foreach(_arch IN LISTS MORI_TEST_LINK_ARCHS)
+  # Every source is compiled and every program and library linked for every target, unless its
+  # target's MORI_TARGET_ARCHS property (or its folder's) names fewer: tests/ and examples/ set it
+  # to MORI_TEST_ARCHS, which tools/test.sh sets to one target on a machine without an AMD GPU,
+  # where those programs never run on a GPU. In ci5's AMD build (2116 CPU s), links were 1249 s
+  # (each test program device-links the runtime for every target) and test sources 402 s.
+  set(MORI_TEST_ARCHS "" CACHE STRING
+      "AMD: targets that the tests and in-tree examples are compiled and linked for (empty = MORI_GPU_ARCHS)")
+  foreach(_arch IN LISTS MORI_TEST_ARCHS)
     if(NOT _arch IN_LIST MORI_GPU_ARCHS)
-      message(FATAL_ERROR "mori-shmem: MORI_TEST_LINK_ARCHS (${MORI_TEST_LINK_ARCHS}) must be among MORI_GPU_ARCHS "
+      message(FATAL_ERROR "mori-shmem: MORI_TEST_ARCHS (${MORI_TEST_ARCHS}) must be among MORI_GPU_ARCHS "
                           "(${MORI_GPU_ARCHS})")
     endif()
   endforeach()
-  define_property(TARGET PROPERTY MORI_LINK_ARCHS INHERITED)
-  define_property(DIRECTORY PROPERTY MORI_LINK_ARCHS INHERITED)
+  define_property(TARGET PROPERTY MORI_TARGET_ARCHS INHERITED)
+  define_property(DIRECTORY PROPERTY MORI_TARGET_ARCHS INHERITED)
   # Links and configure checks name the targets too: hipcc without --offload-arch runs
   # rocm_agent_enumerator, which prints a Python traceback on a machine without the AMD driver.
   # Its clang leaves per-compile temporary folders behind: they go to the build tree, not /tmp.
   set(_mori_arch_flags "")
   set(MORI_HIP_LINK_ARCH_OPTIONS "")
   foreach(_arch IN LISTS MORI_GPU_ARCHS)
-    add_compile_options($<$<COMPILE_LANGUAGE:CXX>:--offload-arch=${_arch}>)
-    set(_linked "$<OR:$<NOT:$<BOOL:$<TARGET_PROPERTY:MORI_LINK_ARCHS>>>,$<IN_LIST:${_arch},$<TARGET_PROPERTY:MORI_LINK_ARCHS>>>")
-    list(APPEND MORI_HIP_LINK_ARCH_OPTIONS "$<${_linked}:--offload-arch=${_arch}>")
-    add_link_options("$<$<AND:$<LINK_LANGUAGE:CXX>,${_linked}>:--offload-arch=${_arch}>")
+    set(_chosen "$<OR:$<NOT:$<BOOL:$<TARGET_PROPERTY:MORI_TARGET_ARCHS>>>,$<IN_LIST:${_arch},$<TARGET_PROPERTY:MORI_TARGET_ARCHS>>>")
+    add_compile_options("$<$<AND:$<COMPILE_LANGUAGE:CXX>,${_chosen}>:--offload-arch=${_arch}>")
+    list(APPEND MORI_HIP_LINK_ARCH_OPTIONS "$<${_chosen}:--offload-arch=${_arch}>")
+    add_link_options("$<$<AND:$<LINK_LANGUAGE:CXX>,${_chosen}>:--offload-arch=${_arch}>")
     string(APPEND _mori_arch_flags " --offload-arch=${_arch}")
   endforeach()
   file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/tmp)

@@ -11,10 +11,10 @@
 #   MORI_TEST_BUILD_ROOT=dir      where build trees go (default ./build-test)
 #   MORI_APT_LOCK_WAIT=seconds    how long to wait for another package install to finish (600)
 #
-# On a machine without an AMD GPU (no /dev/kfd) the AMD test programs never run on a GPU: they are
-# device-linked for the first target only (MORI_TEST_LINK_ARCHS; test_env: 27.5 -> 18.9 CPU s).
-# Every source is still compiled for every target with warnings as errors; the library, the tools,
-# the SDMA tests and the installed-package examples are linked for every target.
+# On a machine without an AMD GPU (no /dev/kfd) the AMD test programs never run on a GPU: the tests
+# and the in-tree examples are compiled and linked for the first target only (MORI_TEST_ARCHS);
+# the library, the tools, the Python module, the SDMA tests and the installed-package examples
+# (the same example sources) are compiled and linked for every target, with warnings as errors.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_ROOT=${MORI_TEST_BUILD_ROOT:-$ROOT/build-test}
@@ -155,11 +155,11 @@ for platform in $platforms; do
     # (rocm_agent_enumerator, a Python traceback without the AMD driver).
     archs=$(sed -n 's/^MORI_GPU_ARCHS:[A-Z]*=//p' "$build/CMakeCache.txt")
     export HCC_AMDGPU_TARGET=${archs//;/,}
-    # Test programs' device link: the first target without an AMD GPU here, all of them with one.
-    test_link_archs=""
-    [ -e /dev/kfd ] || test_link_archs=${archs%%;*}
-    echo "   test programs device-linked for: ${test_link_archs:-$archs}"
-    TMPDIR=$build/tmp cmake -B "$build" "-DMORI_TEST_LINK_ARCHS=$test_link_archs" \
+    # Tests' targets: the first one without an AMD GPU here, all of them with one.
+    test_archs=""
+    [ -e /dev/kfd ] || test_archs=${archs%%;*}
+    echo "   tests and in-tree examples built for: ${test_archs:-$archs}"
+    TMPDIR=$build/tmp cmake -B "$build" "-DMORI_TEST_ARCHS=$test_archs" \
       >>"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
   fi
   took "configured"
