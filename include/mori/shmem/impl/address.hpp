@@ -79,7 +79,14 @@ MORI_DEVICE_INLINE uint64_t heapP2pWindow(const GpuStates& s, uint64_t heapOffse
   const unsigned slot = static_cast<unsigned>(pe) % kInlinePes;
   const uint64_t base = s.inlineHeapP2pBase[slot];
   const bool p2p = s.inlineTransport[slot] == static_cast<uint8_t>(Transport::P2P);
+#if MORI_PLATFORM_AMD
   return inHeap && static_cast<unsigned>(pe) < kInlinePes && p2p ? base + heapOffset : 0;
+#else
+  // Not &&: clang (the Triton bitcode) turned the && chain into branches and moved both loads
+  // under them, so a loop of puts re-read them every iteration where nvcc reads them once before
+  // it. nvcc's code is the same either way; HIP keeps && (its code changes, not measured).
+  return (inHeap & (static_cast<unsigned>(pe) < kInlinePes) & p2p) ? base + heapOffset : 0;
+#endif
 }
 // One element: any element fits in the heap, so its range test is one comparison.
 template <typename T>
