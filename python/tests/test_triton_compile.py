@@ -209,11 +209,12 @@ def _entry_blocks(ptx, name):
     return blocks
 
 
+@pytest.mark.parametrize("arch", ["sm90"])
 @pytest.mark.parametrize("kernel,warps", [(bench_put_bw, 32), (bench_put_latency, 1)])
-def test_put_loop_codegen(kernel, warps):
-    libs = (("mori_shmem", _bitcode("sm90")), )
+def test_put_loop_codegen(kernel, warps, arch):
+    libs = (("mori_shmem", _bitcode(arch)), )
     sig = {"dst": "*u8", "src": "*u8", "nbytes": "i64", "peer": "i32", "iters": "i32"}
-    k = triton.compile(ASTSource(fn=kernel, signature=sig), target=TARGETS["sm90"],
+    k = triton.compile(ASTSource(fn=kernel, signature=sig), target=TARGETS[arch],
                        options={"extern_libs": libs, "num_warps": warps})
     name = kernel.__name__
     blocks = _entry_blocks(k.asm["ptx"], name)
