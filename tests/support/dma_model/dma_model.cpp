@@ -1,5 +1,6 @@
 #include "tests/support/dma_model/dma_model.hpp"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -133,6 +134,16 @@ std::vector<std::string> DmaModelEngine::stalls() const {
 
 namespace {
 
+// snprintf at buf + *n, advancing *n; keeps what fits.
+__attribute__((format(printf, 4, 5))) void appendf(char* buf, size_t cap, int* n, const char* fmt, ...) {
+  if (*n < 0 || static_cast<size_t>(*n) >= cap) return;
+  va_list ap;
+  va_start(ap, fmt);
+  const int k = vsnprintf(buf + *n, cap - static_cast<size_t>(*n), fmt, ap);
+  va_end(ap);
+  if (k > 0) *n += k;
+}
+
 const char* packetName(uint32_t op) {
   switch (op) {
     case kNop: return "NOP";
@@ -178,16 +189,15 @@ std::string DmaModelEngine::describeStall(Queue& q, uint64_t readPtr, uint64_t d
                    r.queueIndex, r.peer, secs, static_cast<unsigned long long>(readPtr),
                    static_cast<unsigned long long>(doorbell), static_cast<unsigned long long>(writePtr),
                    static_cast<unsigned long long>(q.consumed), static_cast<unsigned long long>(r.ringBytes));
-  auto add = [&](const char* fmt, auto... args) {
-    if (n >= 0 && static_cast<size_t>(n) < sizeof(buf)) n += snprintf(buf + n, sizeof(buf) - n, fmt, args...);
-  };
   if (q.busy)
-    add("a model kernel is over [%llu, %llu)", static_cast<unsigned long long>(q.consumed),
-        static_cast<unsigned long long>(q.busyTo));
+    appendf(buf, sizeof(buf), &n, "a model kernel is over [%llu, %llu)", static_cast<unsigned long long>(q.consumed),
+            static_cast<unsigned long long>(q.busyTo));
   else if (doorbell != q.consumed)
-    add("the doorbell's bytes are not taken");
+    appendf(buf, sizeof(buf), &n, "the doorbell's bytes are not taken");
   else
-    add("idle: the write-pointer shadow is past the doorbell, so the producers stored a write pointer they never rang");
+    appendf(
+        buf, sizeof(buf), &n,
+        "idle: the write-pointer shadow is past the doorbell, so the producers stored a write pointer they never rang");
   const uint64_t at = q.busy ? readPtr : q.consumed;
   if ((q.busy || doorbell != q.consumed) && at < (q.busy ? q.busyTo : doorbell)) {
     const uint64_t off = at & (r.ringBytes - 1);
@@ -196,20 +206,21 @@ std::string DmaModelEngine::describeStall(Queue& q, uint64_t readPtr, uint64_t d
     uint32_t pkt[kMaxPacketDwords] = {};
     if (watchRead(watchStream_, watchBuf_, static_cast<const char*>(r.ring) + off, dwords * 4)) {
       memcpy(pkt, watchBuf_, dwords * 4);
-      add("; packet at %llu: %s [", static_cast<unsigned long long>(at), packetName(get(pkt, kOp)));
-      for (size_t i = 0; i < dwords; ++i) add(i ? " %08x" : "%08x", pkt[i]);
-      add("]");
+      appendf(buf, sizeof(buf), &n, "; packet at %llu: %s [", static_cast<unsigned long long>(at),
+              packetName(get(pkt, kOp)));
+      for (size_t i = 0; i < dwords; ++i) appendf(buf, sizeof(buf), &n, i ? " %08x" : "%08x", pkt[i]);
+      appendf(buf, sizeof(buf), &n, "]");
       if (get(pkt, kOp) == kPollRegmem) {
         const uint64_t addr = get64(pkt, kPollAddrLo);
-        add(" waits until (word at 0x%llx & 0x%08x) func %u 0x%08x", static_cast<unsigned long long>(addr),
-            pkt[kPollMask], get(pkt, kPollFunc), pkt[kPollValue]);
+        appendf(buf, sizeof(buf), &n, " waits until (word at 0x%llx & 0x%08x) func %u 0x%08x",
+                static_cast<unsigned long long>(addr), pkt[kPollMask], get(pkt, kPollFunc), pkt[kPollValue]);
         if (watchRead(watchStream_, watchBuf_, reinterpret_cast<const void*>(addr), 4))
-          add(": the word is 0x%08x", watchBuf_[0]);
+          appendf(buf, sizeof(buf), &n, ": the word is 0x%08x", watchBuf_[0]);
         else
-          add(": the word is not readable");
+          appendf(buf, sizeof(buf), &n, ": the word is not readable");
       }
     } else {
-      add("; the packet at %llu is not readable", static_cast<unsigned long long>(at));
+      appendf(buf, sizeof(buf), &n, "; the packet at %llu is not readable", static_cast<unsigned long long>(at));
     }
   }
   return buf;
