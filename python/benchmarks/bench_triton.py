@@ -10,6 +10,8 @@ bytes to PE 1 per iteration with putmem_nbi_block, one quiet_block per program e
 GB/s = size * iters / time (CUDA events), best of --reps. Latency: one program; its thread 0 runs
 putmem_nbi_thread(8 B) + quiet per iteration; microseconds per iteration. The destination is
 checked byte for byte after the bandwidth runs. Writes JSON (--out) and prints a table.
+One more bandwidth row (triton_put_bw_registered, --registered-size) puts into a registered torch
+tensor instead of the heap: the device library's general path then finds the window of each put.
 
 Two times per figure: `gbps` / `usec` is the kernel's GPU time: the stream is kept busy (a GPU
 sleep) while the host launches, so Python's launch path (Triton's launcher, tens to hundreds of us)
@@ -87,10 +89,15 @@ def main():
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--lat-iters", type=int, default=10000)
+    ap.add_argument("--registered-size", default="64M", help="registered-destination row (K/M/G; '' to skip)")
     ap.add_argument("--out", default="")
     a = ap.parse_args()
     units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    sizes = [int(s[:-1]) * units[s[-1]] if s[-1] in units else int(s) for s in a.sizes.split(",")]
+
+    def parse_size(s):
+        return int(s[:-1]) * units[s[-1]] if s[-1] in units else int(s)
+
+    sizes = [parse_size(s) for s in a.sizes.split(",")]
 
     local = int(os.environ.get("LOCAL_RANK", 0))
     torch.cuda.set_device(local % torch.cuda.device_count())
@@ -104,13 +111,37 @@ def main():
         print("bench_triton: needs exactly 2 PEs", file=sys.stderr)
         return 2
     libs = mst.extern_libs()
+    def report(rows, first=0):
+        """Prints rows[first:] and writes every row to --out (PE 0)."""
+        if me != 0:
+            return
+        for r in rows[first:]:
+            if "error" in r:
+                print(f"{r['test']:20s} {r['bytes']:>12d} B  FAILED: {r['error']}")
+                continue
+            if "gbps" in r:
+                figure = f"{r['gbps']:.1f} GB/s ({r['gbps_incl_launch']:.1f} with the launch)"
+            else:
+                figure = f"{r['usec']:.3f} us ({r['usec_incl_launch']:.3f} with the launch)"
+            print(f"{r['test']:20s} {r['bytes']:>12d} B  {figure}  launch {r['launch_us']:.1f} us" +
+                  ("" if r.get("verified", True) else "  FAILED"), flush=True)
+        if a.out:
+            with open(a.out, "w") as f:
+                json.dump({"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "triton": triton.__version__,
+                           "torch": torch.__version__, "device": torch.cuda.get_device_name(), "npes": npes,
+                           "rows": rows}, f, indent=1)
+
     rows, failures = [], 0
     with ms.tensor_scope():
         biggest = max(sizes)
         dst = ms.zeros(biggest, torch.uint8)
         src = torch.randint(0, 256, (biggest, ), dtype=torch.uint8, device="cuda",
                             generator=torch.Generator(device="cuda").manual_seed(5 + me))
-        for size in sizes:
+        want = torch.randint(0, 256, (biggest, ), dtype=torch.uint8, device="cuda",
+                             generator=torch.Generator(device="cuda").manual_seed(5))  # PE 0's source
+
+        def bandwidth(test, dst, size):
+            """One row: PE 0 puts size bytes of src into PE 1's dst, timed; PE 1 checks every byte."""
             ms.barrier_all_on_stream()
             torch.cuda.synchronize()
             secs = None
@@ -123,20 +154,17 @@ def main():
             dist.barrier()  # PE 1 waits here, on the host, while PE 0 is timed
             ms.barrier_all_on_stream()
             torch.cuda.synchronize()
-            ok = True
-            if me == 1:
-                want = torch.randint(0, 256, (biggest, ), dtype=torch.uint8, device="cuda",
-                                     generator=torch.Generator(device="cuda").manual_seed(5))[:size]
-                ok = bool(torch.equal(dst[:size], want))
+            ok = me != 1 or bool(torch.equal(dst[:size], want[:size]))
             flags = [None] * npes
             dist.all_gather_object(flags, (ok, secs))
             ok = all(f[0] for f in flags)
             secs = flags[0][1]
-            failures += not ok
-            rows.append({"test": "triton_put_bw", "scope": "block", "bytes": size, "ctas": a.ctas,
-                         "threads": a.warps * 32, "iters": a.iters, "gbps": size * a.iters / secs[0] / 1e9,
-                         "gbps_incl_launch": size * a.iters / secs[1] / 1e9, "launch_us": secs[2] * 1e6,
-                         "verified": ok})
+            return {"test": test, "scope": "block", "bytes": size, "ctas": a.ctas, "threads": a.warps * 32,
+                    "iters": a.iters, "gbps": size * a.iters / secs[0] / 1e9,
+                    "gbps_incl_launch": size * a.iters / secs[1] / 1e9, "launch_us": secs[2] * 1e6, "verified": ok}
+
+        for size in sizes:
+            rows.append(bandwidth("triton_put_bw", dst, size))
         ms.barrier_all_on_stream()
         torch.cuda.synchronize()
         lat = None
@@ -152,19 +180,28 @@ def main():
                      "usec": got[0][0], "usec_incl_launch": got[0][1], "launch_us": got[0][2]})
         ms.barrier_all_on_stream()
         torch.cuda.synchronize()
-    if me == 0:
-        for r in rows:
-            if "gbps" in r:
-                figure = f"{r['gbps']:.1f} GB/s ({r['gbps_incl_launch']:.1f} with the launch)"
+        report(rows)  # the heap and latency figures, before the registered row
+        reported = len(rows)
+        # A registered torch tensor as the destination: each put finds its window through the
+        # device library's general path (mori_shmemi_p2p_window, called through a pointer in the
+        # bitcode), which the heap rows never call. Last: a failure here costs no other figure.
+        if a.registered_size:
+            size = min(parse_size(a.registered_size), biggest)
+            reg = torch.zeros(size, dtype=torch.uint8, device="cuda")
+            try:
+                ms.register_tensor(reg)  # collective; raises where torch's memory cannot be shared
+            except ms.Error as e:
+                print(f"bench_triton: PE {me}: register_tensor({size} B) failed: {e}", file=sys.stderr)
+                rows.append({"test": "triton_put_bw_registered", "bytes": size, "verified": False, "error": str(e)})
             else:
-                figure = f"{r['usec']:.3f} us ({r['usec_incl_launch']:.3f} with the launch)"
-            print(f"{r['test']:20s} {r['bytes']:>12d} B  {figure}  launch {r['launch_us']:.1f} us" +
-                  ("" if r.get("verified", True) else "  FAILED"))
-        if a.out:
-            with open(a.out, "w") as f:
-                json.dump({"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "triton": triton.__version__,
-                           "torch": torch.__version__, "device": torch.cuda.get_device_name(), "npes": npes,
-                           "rows": rows}, f, indent=1)
+                try:
+                    rows.append(bandwidth("triton_put_bw_registered", reg, size))
+                finally:
+                    torch.cuda.synchronize()
+                    ms.barrier_all()
+                    ms.deregister_tensor(reg)
+        failures += sum(not r.get("verified", True) for r in rows)
+    report(rows, reported)
     ms.finalize()
     dist.destroy_process_group()
     return 1 if failures else 0
