@@ -27,6 +27,8 @@
 
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "mori/device/spin.hpp"
 #include "mori/platform/atomic.hpp"
 #include "mori/shmem/impl/copy.hpp"
@@ -37,7 +39,7 @@
 namespace mori::shmem::team {
 
 // Largest per-member byte count sent through the LL area. One thread receives 256 words at
-// 1 KiB, 32 rounds of 8 loads in flight: about what the pull form's two syncs and read cost
+// 1 KiB, 16 passes of 16 loads in flight: about what the pull form's two syncs and read cost
 // (a thread's fcollect of 2 x 2 KiB took 14 us in the pull form on one H200). Above it the pull
 // form's 16-byte copies win (an estimate: no crossover has been measured).
 constexpr size_t kLlMaxBytes = 1024;
@@ -55,6 +57,12 @@ static_assert(2 * kLlHalfBytes <= kScratchBytes, "alltoall stages a half's worth
 MORI_HOST_DEVICE_INLINE constexpr uint64_t llNextCount(uint64_t count) {
   return static_cast<uint32_t>(count + 1) == 0 ? count + 3 : count + 1;
 }
+static_assert(llNextCount(0) == 1 && llNextCount(0xfffffffeull) == 0xffffffffull &&
+                  llNextCount(0xffffffffull) == 0x100000002ull,
+              "tags skip 0 and halves alternate across the wrap");
+static_assert(llApplies(0, 2) && llApplies(kLlMaxBytes, 8) && !llApplies(kLlMaxBytes, 9) &&
+                  !llApplies(kLlMaxBytes + 1, 2) && llApplies(16, 512) && !llApplies(16, 513),
+              "the LL limits: 1 KiB per member, and every member's region in one half");
 
 }  // namespace mori::shmem::team
 
@@ -78,20 +86,24 @@ MORI_DEVICE_INLINE void llStoreChunk(uint8_t* p, size_t bytes, size_t w, uint32_
   for (size_t i = 0; i < 4 && at + i < bytes; ++i) p[at + i] = static_cast<uint8_t>(v >> (8 * i));
 }
 
-constexpr int kLlInFlight = 8;  // words per thread and pass: loads in flight before their use
+// Words per thread and pass: loads in flight before their use. One thread (thread scope) covers
+// 256 B in 4 passes with 16 (its registers: 32 for the words); a wave's or a block's threads
+// cover 1 KiB in one pass with 8.
+template <class S>
+constexpr int kLlInFlight = std::is_same_v<S, Thread> ? 16 : 8;
 
 // Writes words [0, words) (word(w)) to `to` (threads rank, rank + size, ...), the loads behind
 // each pass's words issued before its stores.
-template <class WordFn>
+template <int kInFlight, class WordFn>
 MORI_DEVICE_INLINE void llWrite(uint64_t* to, size_t words, WordFn word, int rank, int size) {
   const size_t step = static_cast<size_t>(size);
-  for (size_t w0 = static_cast<size_t>(rank); w0 < words; w0 += step * kLlInFlight) {
-    uint64_t v[kLlInFlight];
+  for (size_t w0 = static_cast<size_t>(rank); w0 < words; w0 += step * kInFlight) {
+    uint64_t v[kInFlight];
 #pragma unroll
-    for (int u = 0; u < kLlInFlight; ++u)
+    for (int u = 0; u < kInFlight; ++u)
       if (w0 + u * step < words) v[u] = word(w0 + u * step);
 #pragma unroll
-    for (int u = 0; u < kLlInFlight; ++u)
+    for (int u = 0; u < kInFlight; ++u)
       if (w0 + u * step < words) *reinterpret_cast<volatile uint64_t*>(to + w0 + u * step) = v[u];
   }
 }
@@ -99,36 +111,38 @@ MORI_DEVICE_INLINE void llWrite(uint64_t* to, size_t words, WordFn word, int ran
 // Waits for `words` words of `region` tagged `tag` (threads rank, rank + size, ...; every poll
 // reloads all of a pass's words still missing at once) and, when `out` is set, stores their data
 // bytes into out[0, bytes).
+template <int kInFlight>
 MORI_DEVICE_INLINE void llReceive(const uint64_t* region, size_t words, uint32_t tag, uint8_t* out, size_t bytes,
                                   int rank, int size) {
+  static_assert(kInFlight <= 32, "one bit per word in flight");
   const size_t step = static_cast<size_t>(size);
   device::Spinner spin(impl::states());
-  for (size_t w0 = static_cast<size_t>(rank); w0 < words; w0 += step * kLlInFlight) {
-    uint64_t v[kLlInFlight] = {};
+  for (size_t w0 = static_cast<size_t>(rank); w0 < words; w0 += step * kInFlight) {
+    uint64_t v[kInFlight] = {};
     unsigned missing = 0;  // bit u: word w0 + u * step has not shown this call's tag yet
 #pragma unroll
-    for (int u = 0; u < kLlInFlight; ++u)
+    for (int u = 0; u < kInFlight; ++u)
       if (w0 + u * step < words) missing |= 1u << u;
     for (;;) {
 #pragma unroll
-      for (int u = 0; u < kLlInFlight; ++u)
+      for (int u = 0; u < kInFlight; ++u)
         if (missing & (1u << u))
           v[u] = gpu::atomicLoad<gpu::Order::Relaxed, gpu::Scope::System>(region + w0 + u * step);
 #pragma unroll
-      for (int u = 0; u < kLlInFlight; ++u)
+      for (int u = 0; u < kInFlight; ++u)
         if ((missing & (1u << u)) && static_cast<uint32_t>(v[u] >> 32) == tag) missing &= ~(1u << u);
       if (!missing) break;
       if (spin.expired()) {
         uint64_t seen = 0;  // a missing word's tag (constant indices keep v in registers)
 #pragma unroll
-        for (int u = 0; u < kLlInFlight; ++u)
+        for (int u = 0; u < kInFlight; ++u)
           if (missing & (1u << u)) seen = v[u] >> 32;
         mori_shmemi_fail_wait(static_cast<uint32_t>(device::DeviceWait::WaitUntil), spin.elapsedNs(), seen, tag);
       }
     }
     if (out) {
 #pragma unroll
-      for (int u = 0; u < kLlInFlight; ++u)
+      for (int u = 0; u < kInFlight; ++u)
         if (w0 + u * step < words) llStoreChunk(out, bytes, w0 + u * step, static_cast<uint32_t>(v[u]));
     }
   }
@@ -166,7 +180,7 @@ MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, con
       return (static_cast<uint64_t>(tag) << 32) | (sends ? llLoadChunk(payload, bytes, w) : 0u);
     };
     if (uint64_t* remote = static_cast<uint64_t*>(mori_shmem_ptr(mine, pe))) {
-      llWrite(remote, sendWords, word, rank, size);
+      llWrite<kLlInFlight<S>>(remote, sendWords, word, rank, size);
       continue;
     }
     uint64_t* staged = mine;
@@ -175,7 +189,7 @@ MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, con
       packed = false;
     }
     if (!packed) {
-      llWrite(staged, sendWords, word, rank, size);
+      llWrite<kLlInFlight<S>>(staged, sendWords, word, rank, size);
       S::sync();  // every word is in place before any thread's part of the put reads it
       packed = true;
     }
@@ -192,11 +206,11 @@ MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, con
     const int j = (t.myIndex + t.size - k) % t.size;
     const uint64_t* region = reinterpret_cast<const uint64_t*>(half + static_cast<size_t>(j) * stride);
     if (op != LlOp::Broadcast)
-      llReceive(region, llWords(bytes), tag, out + static_cast<size_t>(j) * bytes, bytes, rank, size);
+      llReceive<kLlInFlight<S>>(region, llWords(bytes), tag, out + static_cast<size_t>(j) * bytes, bytes, rank, size);
     else if (j == root)
-      llReceive(region, llWords(bytes), tag, out, bytes, rank, size);
+      llReceive<kLlInFlight<S>>(region, llWords(bytes), tag, out, bytes, rank, size);
     else
-      llReceive(region, 1, tag, nullptr, 0, rank, size);  // arrival only
+      llReceive<kLlInFlight<S>>(region, 1, tag, nullptr, 0, rank, size);  // arrival only
   }
   S::sync();  // dest is complete; every thread has read the count
   if (rank == 0) *countWord = count;
