@@ -330,14 +330,15 @@ TEST(SdmaModel, OrderedSignalWaitsForEveryQueue) {
   runPutSignal<BlockG, true>("OrderedSignalBlock", 6, 256, 9 << 20, 4);
 }
 
-// The same with every queue's slot count starting 200 below 2^32: ~256 slots per queue, so the
-// 32-bit completion words wrap mid-run, under the ordered signals' POLL_REGMEMs (unsigned
-// compares: sdma_flow.hpp pollTarget). A poll across the wrap on the completion word alone never
-// ends (the model reports it after 10 s) or passes before the copies (late data).
+// The same with every queue's slot count starting below 2^32 by less than the slots each queue
+// takes (thread scope: 256 per queue; warp scope: about 40), so the 32-bit completion words wrap
+// mid-run, under the ordered signals' POLL_REGMEMs (unsigned compares: sdma_flow.hpp pollTarget).
+// A poll across the wrap on the completion word alone never ends (the model reports it after
+// 10 s) or passes before the copies (late data).
 TEST(SdmaModel, OrderedSignalAcrossTheCompletionWrap) {
-  const uint64_t firstSlot = (uint64_t{1} << 32) - 200;
-  runPutSignal<ThreadG, true>("OrderedSignalWrapThread", 4, 128, 2048, 4, firstSlot);
-  runPutSignal<WarpG, true>("OrderedSignalWrapWarp", 8, 128, 256 * 1024, 4, firstSlot);
+  const uint64_t wrap = uint64_t{1} << 32;
+  runPutSignal<ThreadG, true>("OrderedSignalWrapThread", 4, 128, 2048, 4, wrap - 200);
+  runPutSignal<WarpG, true>("OrderedSignalWrapWarp", 8, 128, 256 * 1024, 4, wrap - 16);
 }
 
 TEST(SdmaModel, SignalOpAloneAddsOnce) {
