@@ -51,6 +51,7 @@ DmaModelEngine::DmaModelEngine(ModelOptions o) : opts_(o) {
     watchBuf_ = nullptr;  // stall reports then name the pointers but not the packet
   }
   thread_ = std::thread([this] { run(); });
+  watchThread_ = std::thread([this] { watchHostThread(); });
 }
 
 // Waits for the queue's model kernel (a stopped engine finishes what it fetched), then frees.
@@ -67,6 +68,7 @@ void DmaModelEngine::release(Queue& q) {
 DmaModelEngine::~DmaModelEngine() {
   stop_.store(true);
   thread_.join();
+  watchThread_.join();
   for (auto& q : queues_)
     if (q) release(*q);
   if (watchStream_) (void)hipStreamDestroy(watchStream_);
@@ -128,8 +130,45 @@ std::vector<std::string> DmaModelEngine::errors() const {
 }
 
 std::vector<std::string> DmaModelEngine::stalls() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(stallMu_);
   return stalls_;
+}
+
+void DmaModelEngine::addStall(const std::string& line) {
+  std::lock_guard<std::mutex> lock(stallMu_);
+  stalls_.push_back(line);
+  fprintf(stderr, "DMA model: %s\n", line.c_str());
+}
+
+static int64_t steadyNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void DmaModelEngine::enterCall(const char* name) {
+  hostCallSince_.store(steadyNs());
+  hostCall_.store(name);
+}
+
+void DmaModelEngine::leaveCall() { hostCall_.store(nullptr); }
+
+// Reports a HIP call of run() that has not returned for opts_.stallReportNs, once per call.
+void DmaModelEngine::watchHostThread() {
+  int64_t reportedSince = -1;
+  while (!stop_.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (opts_.stallReportNs == 0) continue;
+    const char* call = hostCall_.load();
+    const int64_t since = hostCallSince_.load();
+    if (call == nullptr || since == reportedSince) continue;
+    const int64_t ns = steadyNs() - since;
+    if (ns < static_cast<int64_t>(opts_.stallReportNs)) continue;
+    reportedSince = since;
+    char msg[200];
+    snprintf(msg, sizeof(msg), "the model's host thread has been in %s for %.1f s (no queue is served meanwhile)", call,
+             static_cast<double>(ns) * 1e-9);
+    addStall(msg);
+  }
 }
 
 namespace {
@@ -243,8 +282,10 @@ void DmaModelEngine::watch(Queue& q) {
   }
   if (q.stallReported || now - q.watchSince < std::chrono::nanoseconds(opts_.stallReportNs)) return;
   q.stallReported = true;
-  stalls_.push_back(describeStall(q, readPtr, doorbell, writePtr));
-  fprintf(stderr, "DMA model: %s\n", stalls_.back().c_str());
+  enterCall("a stall report's reads of the ring");
+  const std::string line = describeStall(q, readPtr, doorbell, writePtr);
+  leaveCall();
+  addStall(line);
 }
 
 // A queue the model cannot go on with: recorded, printed, and never consumed again. mu_ held.
@@ -268,7 +309,9 @@ void DmaModelEngine::run() {
         const sdma::QueueRequest& r = q.request;
         char msg[256];
         if (q.busy) {
+          enterCall("hipStreamQuery (has the model kernel ended?)");
           hipError_t e = hipStreamQuery(q.stream);
+          leaveCall();
           if (e == hipErrorNotReady) continue;
           q.busy = false;
           worked = true;
@@ -299,9 +342,11 @@ void DmaModelEngine::run() {
           stopQueue(q, msg);
           continue;
         }
+        enterCall("the model kernel's launch");
         const hipError_t e = launchConsume(static_cast<const uint32_t*>(r.ring), r.ringBytes, q.consumed, announced,
                                            reinterpret_cast<uint64_t*>(q.dev(0)),
                                            reinterpret_cast<ModelError*>(q.dev(32)), opts_.pollTimeoutNs, q.stream);
+        leaveCall();
         launches_.fetch_add(1);
         worked = true;
         if (e != hipSuccess) {
@@ -316,12 +361,10 @@ void DmaModelEngine::run() {
     }
     const double passSecs = std::chrono::duration<double>(std::chrono::steady_clock::now() - passStart).count();
     if (opts_.stallReportNs != 0 && passSecs * 1e9 > static_cast<double>(opts_.stallReportNs)) {
-      std::lock_guard<std::mutex> lock(mu_);
       char msg[160];
       snprintf(msg, sizeof(msg),
                "the model's host thread spent %.1f s in one pass over its queues (a HIP call blocked)", passSecs);
-      stalls_.push_back(msg);
-      fprintf(stderr, "DMA model: %s\n", msg);
+      addStall(msg);
     }
     if (!worked) std::this_thread::sleep_for(std::chrono::microseconds(20));
   }

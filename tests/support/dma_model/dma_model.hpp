@@ -63,13 +63,24 @@ class DmaModelEngine final : public sdma::QueueEngine {
   static void release(Queue& q);
   void stopQueue(Queue& q, const char* msg);
   void watch(Queue& q);
+  void addStall(const std::string& line);
+  void watchHostThread();
+  // A HIP call of the host thread, for the host-thread watch (names; nullptr: none).
+  void enterCall(const char* name);
+  void leaveCall();
   std::string describeStall(Queue& q, uint64_t readPtr, uint64_t doorbell, uint64_t writePtr);
 
   ModelOptions opts_;
   mutable std::mutex mu_;
   std::vector<std::unique_ptr<Queue>> queues_;
   std::vector<std::string> errors_;
-  std::vector<std::string> stalls_;
+  std::vector<std::string> stalls_;  // stallMu_: the host-thread watch adds while run() may hold mu_
+  mutable std::mutex stallMu_;
+  // The HIP call run() is in and since when (steady_clock ns), read by the watch thread, which
+  // makes no HIP call itself: a host thread blocked in HIP is reported while it is blocked.
+  std::atomic<const char*> hostCall_{nullptr};
+  std::atomic<int64_t> hostCallSince_{0};
+  std::thread watchThread_;
   hipStream_t watchStream_ = nullptr;  // the stall reports' reads of rings and polled words
   uint32_t* watchBuf_ = nullptr;       // pinned, kMaxPacketDwords + 1 dwords
   std::atomic<bool> stop_{false}, paused_{false};
