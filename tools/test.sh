@@ -126,6 +126,30 @@ PY_VENV=$BUILD_ROOT/venv
 export VIRTUAL_ENV=$PY_VENV PATH=$PY_VENV/bin:$PATH
 took "packages and Python tools"
 
+# ---- Python wheel (NVIDIA): pip wheel at the root (library and module only), installed into a
+# fresh virtual environment, CPU tests run against it (wheel layout and find_package included).
+# The wheel's environment is made now and the wheel is built from the end of the NVIDIA build on,
+# both in the background: they use the CPU that the tests, the installed-package example and the
+# configure steps leave idle (one core or less). The results are read at the end.
+wheel_build_pid="" wheel_venv_pid=""
+if [[ " $platforms " == *" nvidia "* ]] && command -v nvcc >/dev/null; then
+  rm -rf "$BUILD_ROOT/wheel" "$BUILD_ROOT/wheel-venv" "$BUILD_ROOT/wheel-build"
+  mkdir -p "$BUILD_ROOT/tmp"
+  (python3 -m venv "$BUILD_ROOT/wheel-venv" && "$BUILD_ROOT/wheel-venv/bin/python" -m pip install -q pytest numpy) \
+    >"$BUILD_ROOT/wheel-venv.log" 2>&1 &
+  wheel_venv_pid=$!
+  trap wait EXIT  # an early exit (a failed build) leaves no build running behind it
+fi
+start_wheel_build() {
+  (
+    start=$SECONDS
+    MORI_WERROR=ON MORI_GPU_ARCHS=90 TMPDIR=$BUILD_ROOT/tmp python -m pip wheel "$ROOT" --no-deps \
+      --no-build-isolation -w "$BUILD_ROOT/wheel" -C build-dir="$BUILD_ROOT/wheel-build" >"$BUILD_ROOT/wheel.log" 2>&1
+    echo "$((SECONDS - start))" >"$BUILD_ROOT/wheel.seconds"
+  ) &
+  wheel_build_pid=$!
+}
+
 status=0
 echo "== repository paths named in comments and docs"
 python3 "$ROOT/tools/check_repo_paths.py" "$ROOT" || status=1
@@ -155,10 +179,13 @@ for platform in $platforms; do
     # (rocm_agent_enumerator, a Python traceback without the AMD driver).
     archs=$(sed -n 's/^MORI_GPU_ARCHS:[A-Z]*=//p' "$build/CMakeCache.txt")
     export HCC_AMDGPU_TARGET=${archs//;/,}
-    # Tests' targets: the first one without an AMD GPU here, all of them with one.
+    # Tests' targets: the first one without an AMD GPU here, all of them with one. The targets
+    # built are the ones configure reports (MORI_GPU_ARCHS may be empty: the ROCm default).
+    built_archs=$(sed -n 's/^-- mori-shmem: platform amd, targets //p' "$build.configure.log" | head -1)
+    [ -n "$built_archs" ] || { echo "configure did not report the AMD targets" >&2; exit 1; }
     test_archs=""
-    [ -e /dev/kfd ] || test_archs=${archs%%;*}
-    echo "   tests and in-tree examples built for: ${test_archs:-$archs}"
+    [ -e /dev/kfd ] || test_archs=${built_archs%%;*}
+    echo "   targets: $built_archs; tests and in-tree examples: ${test_archs:-$built_archs}"
     TMPDIR=$build/tmp cmake -B "$build" "-DMORI_TEST_ARCHS=$test_archs" \
       >>"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
   fi
@@ -166,6 +193,7 @@ for platform in $platforms; do
   echo "== $platform: build (warnings are errors)"
   TMPDIR=$build/tmp ninja -C "$build" -j"$JOBS" >"$build.build.log" 2>&1 || { tail -60 "$build.build.log"; exit 1; }
   took "built"
+  [ "$platform" = nvidia ] && [ -n "$wheel_venv_pid" ] && start_wheel_build
   echo "== $platform: tests"
   ctest --test-dir "$build" --output-on-failure -j"$JOBS" --timeout 600 2>&1 | tee "$build.ctest.log" ||
     status=1
@@ -181,17 +209,18 @@ for platform in $platforms; do
   took "installed-package example"
 done
 
-# ---- Python wheel (NVIDIA): pip wheel at the root (library and module only), installed into a
-# fresh virtual environment, CPU tests run against it (wheel layout and find_package included).
-if [[ " $platforms " == *" nvidia "* ]] && command -v nvcc >/dev/null; then
-  echo "== python wheel: build (nvidia, library and module)"
-  rm -rf "$BUILD_ROOT/wheel" "$BUILD_ROOT/wheel-venv"
-  mkdir -p "$BUILD_ROOT/tmp"
-  if MORI_WERROR=ON MORI_GPU_ARCHS=90 TMPDIR=$BUILD_ROOT/tmp python -m pip wheel "$ROOT" --no-deps \
-    --no-build-isolation -w "$BUILD_ROOT/wheel" -C build-dir="$BUILD_ROOT/wheel-build" \
-    >"$BUILD_ROOT/wheel.log" 2>&1; then
-    took "built $(cd "$BUILD_ROOT/wheel" && ls mori_shmem-*.whl)"
-    python3 -m venv "$BUILD_ROOT/wheel-venv"
+if [ -n "$wheel_build_pid" ]; then
+  echo "== python wheel: build (nvidia, library and module; started after the NVIDIA build)"
+  wheel_ok=1
+  wait "$wheel_build_pid" && [ -f "$BUILD_ROOT/wheel.seconds" ] && ls "$BUILD_ROOT"/wheel/mori_shmem-*.whl >/dev/null 2>&1 ||
+    wheel_ok=0
+  if ! wait "$wheel_venv_pid"; then
+    cat "$BUILD_ROOT/wheel-venv.log"
+    wheel_ok=0
+  fi
+  if [ $wheel_ok = 1 ]; then
+    echo "   built in $(cat "$BUILD_ROOT/wheel.seconds") s: $(cd "$BUILD_ROOT/wheel" && ls mori_shmem-*.whl)"
+    took "waited for it"
     "$BUILD_ROOT/wheel-venv/bin/python" -m pip install -q "$BUILD_ROOT"/wheel/mori_shmem-*.whl pytest numpy
     echo "== python wheel: CPU tests against the installed wheel"
     (cd "$BUILD_ROOT" && MORI_SHMEM_TEST_WHEEL=1 "$BUILD_ROOT/wheel-venv/bin/python" -m pytest -q -rs \
