@@ -1,6 +1,9 @@
 // The cooperation scopes of the team collectives as types: every thread of the scope calls with
 // the same arguments; rank()/size() split the work, sync() orders it, and the scope's calls into
-// the point-to-point device API are made at the same scope.
+// the point-to-point device API are made at the same scope. putNbiGeneral is the device
+// library's put (RDMA, unmapped peers) without the inline P2P path, for callers that already know
+// the peer has no load/store mapping (mori_shmem_ptr returned null): the inline copy would be dead
+// code there that still costs the calling kernel registers.
 #pragma once
 
 #include "mori/platform/wave.hpp"
@@ -15,8 +18,8 @@ struct Thread {
   MORI_DEVICE_INLINE static void get(void* d, const void* s, size_t b, int pe) {
     mori_shmem_getmem_thread(d, s, b, pe);
   }
-  MORI_DEVICE_INLINE static void putNbi(void* d, const void* s, size_t b, int pe) {
-    mori_shmem_putmem_nbi_thread(d, s, b, pe);
+  MORI_DEVICE_INLINE static void putNbiGeneral(void* d, const void* s, size_t b, int pe) {
+    impl::putGeneral<impl::ThreadScope>(d, s, b, pe, 0, false);
   }
   MORI_DEVICE_INLINE static void quiet() { mori_shmem_quiet(); }
 };
@@ -26,8 +29,8 @@ struct Warp {
   MORI_DEVICE_INLINE static int size() { return gpu::waveSize(); }
   MORI_DEVICE_INLINE static void sync() { gpu::waveSync(~gpu::LaneMask{0}); }
   MORI_DEVICE_INLINE static void get(void* d, const void* s, size_t b, int pe) { mori_shmem_getmem_warp(d, s, b, pe); }
-  MORI_DEVICE_INLINE static void putNbi(void* d, const void* s, size_t b, int pe) {
-    mori_shmem_putmem_nbi_warp(d, s, b, pe);
+  MORI_DEVICE_INLINE static void putNbiGeneral(void* d, const void* s, size_t b, int pe) {
+    impl::putGeneral<impl::WarpScope>(d, s, b, pe, 0, false);
   }
   MORI_DEVICE_INLINE static void quiet() {
     if (rank() == 0) mori_shmem_quiet();
@@ -42,8 +45,8 @@ struct Block {
   MORI_DEVICE_INLINE static int size() { return static_cast<int>(blockDim.x * blockDim.y * blockDim.z); }
   MORI_DEVICE_INLINE static void sync() { __syncthreads(); }
   MORI_DEVICE_INLINE static void get(void* d, const void* s, size_t b, int pe) { mori_shmem_getmem_block(d, s, b, pe); }
-  MORI_DEVICE_INLINE static void putNbi(void* d, const void* s, size_t b, int pe) {
-    mori_shmem_putmem_nbi_block(d, s, b, pe);
+  MORI_DEVICE_INLINE static void putNbiGeneral(void* d, const void* s, size_t b, int pe) {
+    impl::putGeneral<impl::BlockScope>(d, s, b, pe, 0, false);
   }
   MORI_DEVICE_INLINE static void quiet() { mori_shmem_quiet_block(); }
 };

@@ -38,10 +38,12 @@
 
 namespace mori::shmem::team {
 
-// Largest per-member byte count sent through the LL area. One thread receives 256 words at
-// 1 KiB, 16 passes of 16 loads in flight: about what the pull form's two syncs and read cost
-// (a thread's fcollect of 2 x 2 KiB took 14 us in the pull form on one H200). Above it the pull
-// form's 16-byte copies win (an estimate: no crossover has been measured).
+// Largest per-member byte count sent through the LL area. A wave or a block moves 1 KiB in one
+// or two passes (kLlInFlight), far below the pull form's two syncs and remote read. One thread
+// needs 64 passes of 4 loads (an L2 round trip each, ~0.15-0.3 us): at 1 KiB probably no faster
+// than the pull form (a thread's fcollect of 2 x 2 KiB took 14 us pulled, one H200), but the path
+// may depend only on what every member passes alike, not on the scope. An estimate: no
+// crossover has been measured.
 constexpr size_t kLlMaxBytes = 1024;
 
 MORI_HOST_DEVICE_INLINE constexpr size_t llWords(size_t bytes) { return bytes ? (bytes + 3) / 4 : 1; }
@@ -69,83 +71,130 @@ static_assert(llApplies(0, 2) && llApplies(kLlMaxBytes, 8) && !llApplies(kLlMaxB
 #if MORI_GPU_COMPILER
 namespace mori::shmem::team {
 
-// Bytes [4w, 4w + 4) of p (fewer at the end of `bytes`), as the low bytes of a word.
-MORI_DEVICE_INLINE uint32_t llLoadChunk(const uint8_t* p, size_t bytes, size_t w) {
-  const size_t at = w * 4;
-  if (at + 4 <= bytes && (reinterpret_cast<uintptr_t>(p) & 3) == 0) return *reinterpret_cast<const uint32_t*>(p + at);
+// Bytes [4w, 4w + 4) of p (fewer at the end of `bytes`), as the low bytes of a word; one byte
+// at a time (the unaligned and partial words: the bulk goes as whole 32-bit words).
+MORI_DEVICE_INLINE uint32_t llLoadChunk(const uint8_t* p, uint32_t bytes, uint32_t w) {
   uint32_t v = 0;
-  for (size_t i = 0; i < 4 && at + i < bytes; ++i) v |= static_cast<uint32_t>(p[at + i]) << (8 * i);
+  for (uint32_t i = 0, at = w * 4; i < 4 && at + i < bytes; ++i) v |= static_cast<uint32_t>(p[at + i]) << (8 * i);
   return v;
 }
-MORI_DEVICE_INLINE void llStoreChunk(uint8_t* p, size_t bytes, size_t w, uint32_t v) {
-  const size_t at = w * 4;
-  if (at + 4 <= bytes && (reinterpret_cast<uintptr_t>(p) & 3) == 0) {
-    *reinterpret_cast<uint32_t*>(p + at) = v;
-    return;
-  }
-  for (size_t i = 0; i < 4 && at + i < bytes; ++i) p[at + i] = static_cast<uint8_t>(v >> (8 * i));
+MORI_DEVICE_INLINE void llStoreChunk(uint8_t* p, uint32_t bytes, uint32_t w, uint32_t v) {
+  for (uint32_t i = 0, at = w * 4; i < 4 && at + i < bytes; ++i) p[at + i] = static_cast<uint8_t>(v >> (8 * i));
+}
+// How many leading words of `bytes` at p are whole 32-bit words at 4-byte alignment (0 for null).
+MORI_DEVICE_INLINE uint32_t llWholeWords(const void* p, uint32_t bytes) {
+  return p && (reinterpret_cast<uintptr_t>(p) & 3) == 0 ? bytes / 4 : 0;
 }
 
-// Words per thread and pass: loads in flight before their use. One thread (thread scope) covers
-// 256 B in 4 passes with 16 (its registers: 32 for the words); a wave's or a block's threads
-// cover 1 KiB in one pass with 8.
+// Words per thread and pass: loads in flight before their use. 4 for a thread (256 B in 16
+// passes) and a wave (1 KiB in 2), 2 for a block (128 threads or more: 1 KiB in one pass). With
+// 32-bit indices (an LL call moves at most kLlHalfBytes) and the word-wise own-block copy this
+// keeps a kernel that calls the collective within 64 registers, so 1024-thread blocks launch:
+// nvcc 13, sm_90, a kernel calling one collective: thread 54, warp 52, block 56 registers
+// (8 in flight at thread and warp scope: 74; the pull form alone: 40).
 template <class S>
-constexpr int kLlInFlight = std::is_same_v<S, Thread> ? 16 : 8;
+constexpr int kLlInFlight = std::is_same_v<S, Block> ? 2 : 4;
 
-// Writes words [0, words) (word(w)) to `to` (threads rank, rank + size, ...), the loads behind
-// each pass's words issued before its stores.
-template <int kInFlight, class WordFn>
-MORI_DEVICE_INLINE void llWrite(uint64_t* to, size_t words, WordFn word, int rank, int size) {
-  const size_t step = static_cast<size_t>(size);
-  for (size_t w0 = static_cast<size_t>(rank); w0 < words; w0 += step * kInFlight) {
+MORI_DEVICE_INLINE void llStore(uint64_t* p, uint64_t v) { *reinterpret_cast<volatile uint64_t*>(p) = v; }
+MORI_DEVICE_INLINE uint64_t llLoad(const uint64_t* p) {
+  return gpu::atomicLoad<gpu::Order::Relaxed, gpu::Scope::System>(p);
+}
+
+// Writes `words` words, tag | bytes [4w, 4w + 4) of src (src null: the tag alone), to `to`
+// (threads rank, rank + size, ...).
+template <int kInFlight>
+MORI_DEVICE_INLINE void llWrite(uint64_t* to, const uint8_t* src, uint32_t bytes, uint32_t words, uint32_t tag,
+                                uint32_t rank, uint32_t step) {
+  const uint64_t tagBits = static_cast<uint64_t>(tag) << 32;
+  const uint32_t whole = llWholeWords(src, bytes);
+  const uint32_t* src32 = reinterpret_cast<const uint32_t*>(src);
+  uint32_t w = rank;
+  for (; w < whole; w += step * kInFlight) {
     uint64_t v[kInFlight];
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u)
-      if (w0 + u * step < words) v[u] = word(w0 + u * step);
+      if (w + u * step < whole) v[u] = tagBits | src32[w + u * step];
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u)
-      if (w0 + u * step < words) *reinterpret_cast<volatile uint64_t*>(to + w0 + u * step) = v[u];
+      if (w + u * step < whole) llStore(to + w + u * step, v[u]);
+  }
+  for (w = whole + rank; w < words; w += step) llStore(to + w, tagBits | (src ? llLoadChunk(src, bytes, w) : 0u));
+}
+
+// Copies bytes [0, bytes) (threads rank, rank + step, ...): 32-bit words when both ends are 4-byte
+// aligned, else bytes.
+template <int kInFlight>
+MORI_DEVICE_INLINE void llCopy(uint8_t* to, const uint8_t* from, uint32_t bytes, uint32_t rank, uint32_t step) {
+  const uint32_t whole =
+      ((reinterpret_cast<uintptr_t>(to) | reinterpret_cast<uintptr_t>(from)) & 3) == 0 ? bytes / 4 : 0;
+  const uint32_t* from32 = reinterpret_cast<const uint32_t*>(from);
+  uint32_t* to32 = reinterpret_cast<uint32_t*>(to);
+  for (uint32_t w = rank; w < whole; w += step * kInFlight) {
+    uint32_t v[kInFlight];
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u)
+      if (w + u * step < whole) v[u] = from32[w + u * step];
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u)
+      if (w + u * step < whole) to32[w + u * step] = v[u];
+  }
+  for (uint32_t i = whole * 4 + rank; i < bytes; i += step) to[i] = from[i];
+}
+
+// Polls words w0 + u * step of `region` (bit u of `missing`) until each carries `tag`; reports a
+// timeout like every wait. Out of line: the waits' state stays out of the calling kernel's
+// registers (its polls are the slow path: the first poll of a pass found a word missing).
+inline MORI_DEVICE_NOINLINE void llWaitMissing(const uint64_t* region, uint32_t w0, uint32_t step, uint32_t missing,
+                                               uint32_t tag) {
+  device::Spinner spin(impl::states());
+  for (;;) {
+    uint32_t seen = tag;
+    for (uint32_t rest = missing; rest; rest &= rest - 1) {
+      const uint32_t u = static_cast<uint32_t>(__ffs(static_cast<int>(rest)) - 1);
+      const uint32_t got = static_cast<uint32_t>(llLoad(region + w0 + u * step) >> 32);
+      if (got == tag)
+        missing &= ~(1u << u);
+      else
+        seen = got;
+    }
+    if (!missing) return;
+    if (spin.expired())
+      mori_shmemi_fail_wait(static_cast<uint32_t>(device::DeviceWait::WaitUntil), spin.elapsedNs(), seen, tag);
   }
 }
 
-// Waits for `words` words of `region` tagged `tag` (threads rank, rank + size, ...; every poll
-// reloads all of a pass's words still missing at once) and, when `out` is set, stores their data
-// bytes into out[0, bytes).
+// Waits for `words` words of `region` tagged `tag` (threads rank, rank + step, ...) and, when
+// `out` is set, stores their data bytes into out[0, bytes).
 template <int kInFlight>
-MORI_DEVICE_INLINE void llReceive(const uint64_t* region, size_t words, uint32_t tag, uint8_t* out, size_t bytes,
-                                  int rank, int size) {
+MORI_DEVICE_INLINE void llReceive(const uint64_t* region, uint32_t words, uint32_t tag, uint8_t* out, uint32_t bytes,
+                                  uint32_t rank, uint32_t step) {
   static_assert(kInFlight <= 32, "one bit per word in flight");
-  const size_t step = static_cast<size_t>(size);
-  device::Spinner spin(impl::states());
-  for (size_t w0 = static_cast<size_t>(rank); w0 < words; w0 += step * kInFlight) {
-    uint64_t v[kInFlight] = {};
-    unsigned missing = 0;  // bit u: word w0 + u * step has not shown this call's tag yet
+  const uint32_t whole = llWholeWords(out, bytes);
+  uint32_t* out32 = reinterpret_cast<uint32_t*>(out);
+  for (uint32_t w0 = rank; w0 < words; w0 += step * kInFlight) {
+    uint64_t v[kInFlight];
+    uint32_t missing = 0;  // bit u: word w0 + u * step did not carry this call's tag yet
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u)
-      if (w0 + u * step < words) missing |= 1u << u;
-    for (;;) {
+      if (w0 + u * step < words) v[u] = llLoad(region + w0 + u * step);
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u)
+      if (w0 + u * step < words && static_cast<uint32_t>(v[u] >> 32) != tag) missing |= 1u << u;
+    if (missing) {
+      llWaitMissing(region, w0, step, missing, tag);
 #pragma unroll
       for (int u = 0; u < kInFlight; ++u)
-        if (missing & (1u << u))
-          v[u] = gpu::atomicLoad<gpu::Order::Relaxed, gpu::Scope::System>(region + w0 + u * step);
-#pragma unroll
-      for (int u = 0; u < kInFlight; ++u)
-        if ((missing & (1u << u)) && static_cast<uint32_t>(v[u] >> 32) == tag) missing &= ~(1u << u);
-      if (!missing) break;
-      if (spin.expired()) {
-        uint64_t seen = 0;  // a missing word's tag (constant indices keep v in registers)
-#pragma unroll
-        for (int u = 0; u < kInFlight; ++u)
-          if (missing & (1u << u)) seen = v[u] >> 32;
-        mori_shmemi_fail_wait(static_cast<uint32_t>(device::DeviceWait::WaitUntil), spin.elapsedNs(), seen, tag);
-      }
+        if (w0 + u * step < words) v[u] = llLoad(region + w0 + u * step);  // every word is there now
     }
-    if (out) {
 #pragma unroll
-      for (int u = 0; u < kInFlight; ++u)
-        if (w0 + u * step < words) llStoreChunk(out, bytes, w0 + u * step, static_cast<uint32_t>(v[u]));
-    }
+    for (int u = 0; u < kInFlight; ++u)
+      if (w0 + u * step < whole) out32[w0 + u * step] = static_cast<uint32_t>(v[u]);
   }
+  // The rest of dest (a partial last word, or every word of an unaligned dest), from the words
+  // now in the area (no member rewrites them before this PE's next-but-one call).
+  if (out)
+    for (uint32_t w = whole + rank; w < words; w += step)
+      llStoreChunk(out, bytes, w, static_cast<uint32_t>(llLoad(region + w)));
 }
 
 enum class LlOp { Broadcast, Fcollect, Alltoall };
@@ -154,20 +203,21 @@ enum class LlOp { Broadcast, Fcollect, Alltoall };
 // source) and alltoall (dest block j <- member j's source block <my index>), blocks of `bytes`;
 // llApplies(bytes, t.size) on every member. `root` is read for broadcasts only.
 template <class S>
-MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, const void* source, size_t bytes,
+MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, const void* source, size_t bytesIn,
                                    int root) {
+  const uint32_t bytes = static_cast<uint32_t>(bytesIn);  // at most kLlMaxBytes
   uint64_t* countWord = reinterpret_cast<uint64_t*>(t.slot + kLlEpochOffset);
   S::sync();  // the scope's writes of source are done; the previous call's count is stored
   const uint64_t count = llNextCount(*countWord);
   const uint32_t tag = static_cast<uint32_t>(count);
-  const size_t stride = llStride(bytes);
-  const size_t halfOffset = (count & 1) * kLlHalfBytes;
-  uint8_t* scratch = t.slot + static_cast<size_t>(t.scratch);
+  const uint32_t stride = static_cast<uint32_t>(llStride(bytes));
+  const uint32_t halfOffset = (count & 1) ? static_cast<uint32_t>(kLlHalfBytes) : 0u;
+  uint8_t* scratch = t.slot + static_cast<uint32_t>(t.scratch);
   uint8_t* half = scratch + kScratchBytes + halfOffset;
-  uint64_t* mine = reinterpret_cast<uint64_t*>(half + static_cast<size_t>(t.myIndex) * stride);
-  const int rank = S::rank(), size = S::size();
+  uint64_t* mine = reinterpret_cast<uint64_t*>(half + static_cast<uint32_t>(t.myIndex) * stride);
+  const uint32_t rank = static_cast<uint32_t>(S::rank()), step = static_cast<uint32_t>(S::size());
   const bool sends = op != LlOp::Broadcast || root == t.myIndex;
-  const size_t sendWords = sends ? llWords(bytes) : 1;
+  const uint32_t sendWords = sends ? static_cast<uint32_t>(llWords(bytes)) : 1u;
   const uint8_t* src = static_cast<const uint8_t*>(source);
 
   // Send: load/store peers directly; the others by a put of the words packed into `mine` (the
@@ -175,42 +225,40 @@ MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, con
   bool packed = false;
   for (int k = 1; k < t.size; ++k) {
     const int j = (t.myIndex + k) % t.size, pe = t.worldPe(j);
-    const uint8_t* payload = op == LlOp::Alltoall ? src + static_cast<size_t>(j) * bytes : src;
-    const auto word = [&](size_t w) -> uint64_t {
-      return (static_cast<uint64_t>(tag) << 32) | (sends ? llLoadChunk(payload, bytes, w) : 0u);
-    };
+    const uint8_t* payload = !sends ? nullptr : op == LlOp::Alltoall ? src + static_cast<uint32_t>(j) * bytes : src;
     if (uint64_t* remote = static_cast<uint64_t*>(mori_shmem_ptr(mine, pe))) {
-      llWrite<kLlInFlight<S>>(remote, sendWords, word, rank, size);
+      llWrite<kLlInFlight<S>>(remote, payload, bytes, sendWords, tag, rank, step);
       continue;
     }
     uint64_t* staged = mine;
     if (op == LlOp::Alltoall) {
-      staged = reinterpret_cast<uint64_t*>(scratch + halfOffset + static_cast<size_t>(j) * stride);
+      staged = reinterpret_cast<uint64_t*>(scratch + halfOffset + static_cast<uint32_t>(j) * stride);
       packed = false;
     }
     if (!packed) {
-      llWrite<kLlInFlight<S>>(staged, sendWords, word, rank, size);
+      llWrite<kLlInFlight<S>>(staged, payload, bytes, sendWords, tag, rank, step);
       S::sync();  // every word is in place before any thread's part of the put reads it
       packed = true;
     }
-    S::putNbi(mine, staged, sendWords * 8, pe);
+    S::putNbiGeneral(mine, staged, sendWords * 8, pe);
   }
 
   // This PE's own part of dest, then the others' words.
   uint8_t* out = static_cast<uint8_t*>(dest);
-  const size_t myBlock = static_cast<size_t>(t.myIndex) * bytes;
+  const uint32_t myBlock = static_cast<uint32_t>(t.myIndex) * bytes;
   if (sends)
-    impl::copyBytes(op == LlOp::Broadcast ? out : out + myBlock, op == LlOp::Alltoall ? src + myBlock : src, bytes,
-                    rank, size);
+    llCopy<kLlInFlight<S>>(op == LlOp::Broadcast ? out : out + myBlock, op == LlOp::Alltoall ? src + myBlock : src,
+                           bytes, rank, step);
+  const uint32_t words = static_cast<uint32_t>(llWords(bytes));
   for (int k = 1; k < t.size; ++k) {
     const int j = (t.myIndex + t.size - k) % t.size;
-    const uint64_t* region = reinterpret_cast<const uint64_t*>(half + static_cast<size_t>(j) * stride);
+    const uint64_t* region = reinterpret_cast<const uint64_t*>(half + static_cast<uint32_t>(j) * stride);
     if (op != LlOp::Broadcast)
-      llReceive<kLlInFlight<S>>(region, llWords(bytes), tag, out + static_cast<size_t>(j) * bytes, bytes, rank, size);
+      llReceive<kLlInFlight<S>>(region, words, tag, out + static_cast<uint32_t>(j) * bytes, bytes, rank, step);
     else if (j == root)
-      llReceive<kLlInFlight<S>>(region, llWords(bytes), tag, out, bytes, rank, size);
+      llReceive<kLlInFlight<S>>(region, words, tag, out, bytes, rank, step);
     else
-      llReceive<kLlInFlight<S>>(region, 1, tag, nullptr, 0, rank, size);  // arrival only
+      llReceive<kLlInFlight<S>>(region, 1, tag, nullptr, 0, rank, step);  // arrival only
   }
   S::sync();  // dest is complete; every thread has read the count
   if (rank == 0) *countWord = count;
