@@ -31,15 +31,33 @@ __device__ uint8_t loadL2(const uint8_t* p) {
 #endif
 }
 
+// Each thread loads kBurst elements before it stores any. The compiler must assume a store may
+// alias the next load, so a load-store loop keeps one load in flight per thread: 4 KiB per memory
+// latency for the block, a few GB/s, against which test_sdma_two_pes_np2's ~100 MiB of large
+// copies per PE (two models on one GPU) ran out of its receivers' 60 s.
+constexpr int kBurst = 8;
+
+template <class T>
+__device__ void copyElements(T* dst, const T* src, uint64_t n) {
+  constexpr uint64_t kStride = kThreads;
+  uint64_t i = threadIdx.x;
+  for (; i + (kBurst - 1) * kStride < n; i += kBurst * kStride) {
+    T r[kBurst];
+#pragma unroll
+    for (int k = 0; k < kBurst; ++k) r[k] = loadL2(src + i + k * kStride);
+#pragma unroll
+    for (int k = 0; k < kBurst; ++k) dst[i + k * kStride] = r[k];
+  }
+  for (; i < n; i += kStride) dst[i] = loadL2(src + i);
+}
+
 __device__ void copyBytes(uint8_t* dst, const uint8_t* src, uint64_t n) {
-  const uint64_t t = threadIdx.x;
   if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & 15) == 0) {
     const uint64_t v = n / 16;
-    for (uint64_t i = t; i < v; i += kThreads)
-      reinterpret_cast<uint4*>(dst)[i] = loadL2(reinterpret_cast<const uint4*>(src) + i);
-    for (uint64_t i = v * 16 + t; i < n; i += kThreads) dst[i] = loadL2(src + i);
+    copyElements(reinterpret_cast<uint4*>(dst), reinterpret_cast<const uint4*>(src), v);
+    copyElements(dst + v * 16, src + v * 16, n - v * 16);
   } else {
-    for (uint64_t i = t; i < n; i += kThreads) dst[i] = loadL2(src + i);
+    copyElements(dst, src, n);
   }
 }
 
