@@ -31,24 +31,25 @@ __device__ uint8_t loadL2(const uint8_t* p) {
 #endif
 }
 
-// Each thread loads kBurst elements before it stores any. The compiler must assume a store may
-// alias the next load, so a load-store loop keeps one load in flight per thread: 4 KiB per memory
-// latency for the block, a few GB/s, against which test_sdma_two_pes_np2's ~100 MiB of large
-// copies per PE (two models on one GPU) ran out of its receivers' 60 s.
-constexpr int kBurst = 8;
+// Each thread loads up to kBurst elements before it stores any (the last burst predicated, so a
+// copy of any size keeps them in flight). The compiler must assume a store may alias the next
+// load, so a load-store loop keeps one load in flight per thread: 4 KiB per memory latency for the
+// block, a few GB/s, against which test_sdma_two_pes_np2's ~100 MiB of large copies per PE (two
+// models on one GPU) ran out of its receivers' 60 s.
+constexpr int kBurst = 16;
 
 template <class T>
 __device__ void copyElements(T* dst, const T* src, uint64_t n) {
   constexpr uint64_t kStride = kThreads;
-  uint64_t i = threadIdx.x;
-  for (; i + (kBurst - 1) * kStride < n; i += kBurst * kStride) {
-    T r[kBurst];
+  for (uint64_t i = threadIdx.x; i < n; i += kBurst * kStride) {
+    T r[kBurst] = {};
 #pragma unroll
-    for (int k = 0; k < kBurst; ++k) r[k] = loadL2(src + i + k * kStride);
+    for (int k = 0; k < kBurst; ++k)
+      if (i + k * kStride < n) r[k] = loadL2(src + i + k * kStride);
 #pragma unroll
-    for (int k = 0; k < kBurst; ++k) dst[i + k * kStride] = r[k];
+    for (int k = 0; k < kBurst; ++k)
+      if (i + k * kStride < n) dst[i + k * kStride] = r[k];
   }
-  for (; i < n; i += kStride) dst[i] = loadL2(src + i);
 }
 
 __device__ void copyBytes(uint8_t* dst, const uint8_t* src, uint64_t n) {
