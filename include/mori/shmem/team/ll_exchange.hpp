@@ -190,11 +190,20 @@ MORI_DEVICE_INLINE void llReceive(const uint64_t* region, uint32_t words, uint32
     for (int u = 0; u < kInFlight; ++u)
       if (w0 + u * step < whole) out32[w0 + u * step] = static_cast<uint32_t>(v[u]);
   }
-  // The rest of dest (a partial last word, or every word of an unaligned dest), from the words
-  // now in the area (no member rewrites them before this PE's next-but-one call).
+  // The rest of dest (a partial last word, or every word of an unaligned dest). Another thread of
+  // the scope may have been the one that saw word w's tag above, and nothing orders this thread's
+  // read after that: the tag is checked again here (on one H200 the partial last word of a
+  // 257-byte block broadcast and of 6-byte fcollects and alltoalls came from the previous call).
+  // No member rewrites a word of this half before this PE's next-but-one call.
   if (out)
-    for (uint32_t w = whole + rank; w < words; w += step)
-      llStoreChunk(out, bytes, w, static_cast<uint32_t>(llLoad(region + w)));
+    for (uint32_t w = whole + rank; w < words; w += step) {
+      uint64_t v = llLoad(region + w);
+      if (static_cast<uint32_t>(v >> 32) != tag) {
+        llWaitMissing(region, w, 1, 1u, tag);
+        v = llLoad(region + w);
+      }
+      llStoreChunk(out, bytes, w, static_cast<uint32_t>(v));
+    }
 }
 
 enum class LlOp { Broadcast, Fcollect, Alltoall };
