@@ -30,30 +30,10 @@ import time
 import torch
 import torch.distributed as dist
 import triton
-import triton.language as tl
 
 import mori_shmem as ms
 import mori_shmem.triton as mst
-
-
-@triton.jit
-def put_bw(dst, src, nbytes, peer, iters):
-    p = tl.program_id(0)
-    share = tl.cdiv(nbytes, tl.num_programs(0).to(tl.int64))
-    begin = p.to(tl.int64) * share
-    length = tl.minimum(share, nbytes - begin)
-    if length > 0:
-        for _ in range(0, iters):
-            mst.putmem_nbi_block(dst + begin, src + begin, length, peer)
-    mst.quiet_block()
-
-
-@triton.jit
-def put_latency(dst, src, nbytes, peer, iters):
-    if mst.thread_rank() == 0:
-        for _ in range(0, iters):
-            mst.putmem_nbi_thread(dst, src, nbytes, peer)
-            mst.quiet()
+from triton_put_kernels import put_bw, put_latency  # noqa: E402 (this script's folder)
 
 
 # GPU cycles of the sleep queued in front of a timed launch: ~1 ms at H200 clocks, longer than

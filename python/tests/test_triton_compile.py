@@ -171,25 +171,9 @@ def test_every_call_links(arch):
         assert not unresolved, f"{arch}: unresolved device library calls: {unresolved}"
 
 
-# The kernels of python/benchmarks/bench_triton.py (that file needs torch).
-@triton.jit
-def bench_put_bw(dst, src, nbytes, peer, iters):
-    p = tl.program_id(0)
-    share = tl.cdiv(nbytes, tl.num_programs(0).to(tl.int64))
-    begin = p.to(tl.int64) * share
-    length = tl.minimum(share, nbytes - begin)
-    if length > 0:
-        for _ in range(0, iters):
-            mst.putmem_nbi_block(dst + begin, src + begin, length, peer)
-    mst.quiet_block()
-
-
-@triton.jit
-def bench_put_latency(dst, src, nbytes, peer, iters):
-    if mst.thread_rank() == 0:
-        for _ in range(0, iters):
-            mst.putmem_nbi_thread(dst, src, nbytes, peer)
-            mst.quiet()
+# The kernels of python/benchmarks/bench_triton.py, from the module it imports them from.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
+from triton_put_kernels import put_bw as bench_put_bw, put_latency as bench_put_latency  # noqa: E402
 
 
 def _entry_blocks(ptx, name):
