@@ -113,27 +113,9 @@ MORI_DEVICE_INLINE void copySmall(char* dst, const char* src, size_t n) {
   }
 }
 
-// One aligned access of 1, 2, 4 or 8 bytes, as the low bytes of a word.
-MORI_DEVICE_INLINE uint64_t loadPiece(const char* p, size_t bytes) {
-  switch (bytes) {
-    case 1: return *reinterpret_cast<const uint8_t*>(p);
-    case 2: return *reinterpret_cast<const uint16_t*>(p);
-    case 4: return *reinterpret_cast<const uint32_t*>(p);
-    default: return *reinterpret_cast<const uint64_t*>(p);
-  }
-}
-MORI_DEVICE_INLINE void storePiece(char* p, uint64_t v, size_t bytes) {
-  switch (bytes) {
-    case 1: *reinterpret_cast<uint8_t*>(p) = static_cast<uint8_t>(v); break;
-    case 2: *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(v); break;
-    case 4: *reinterpret_cast<uint32_t*>(p) = static_cast<uint32_t>(v); break;
-    default: *reinterpret_cast<uint64_t*>(p) = v; break;
-  }
-}
-
 // Copies `bytes` from src to dst using the threads rank in [0, size). No ordering is implied.
 // Bulk data moves in the widest element both pointers share (16 bytes when they are mutually
-// 16-byte aligned); the unaligned head and the tail go in aligned pieces, one thread each.
+// 16-byte aligned); the unaligned head and the tail go through copySmall on two threads.
 // kOneWave: the threads are one wave (see copyElements).
 template <bool kOneWave = false>
 MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, int rank, int size) {
@@ -161,25 +143,8 @@ MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, in
   if (head > bytes) head = bytes;
   const size_t n = (bytes - head) >> shift;
   const size_t done = head + n * width, tail = bytes - done;
-  // Head and tail are the set bits of their lengths: aligned pieces of 1, 2, 4 and 8 bytes (the
-  // head's ascending from dst, the tail's descending from dst + done). With 8 threads or more
-  // each piece has its own thread, counted down from the last rank, which has the fewest bulk
-  // elements (none when the bulk is smaller than the group): one thread copying a piece chain
-  // and bulk waits a memory latency per access, and every iteration of a put loop waits for it.
-  // The piece is copied before the bulk: nothing of it stays live across the bulk loop (that
-  // cost a block put 8 registers).
-  const int piece = size - 1 - rank;
-  if (size >= 8 && piece < 8) {
-    const size_t w = size_t{1} << (piece & 3);
-    const size_t part = piece < 4 ? head : tail;
-    if (part & w) {
-      const size_t at = piece < 4 ? (head & (w - 1)) : done + (tail & ~(2 * w - 1));
-      storePiece(dst + at, loadPiece(src + at, w), w);
-    }
-  } else if (size < 8 && rank == 0) {
-    if (head) copySmall(dst, src, head);
-    if (tail) copySmall(dst + done, src + done, tail);
-  }
+  if (head && rank == 0) copySmall(dst, src, head);
+  if (tail && rank == (size > 1 ? 1 : 0)) copySmall(dst + done, src + done, tail);
   char* db = dst + head;
   const char* sb = src + head;
   const size_t skew = lineSkew(d + head, shift, size);
