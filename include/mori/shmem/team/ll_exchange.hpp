@@ -192,9 +192,8 @@ MORI_DEVICE_INLINE void llReceive(const uint64_t* region, uint32_t words, uint32
   }
   // The rest of dest (a partial last word, or every word of an unaligned dest). Another thread of
   // the scope may have been the one that saw word w's tag above, and nothing orders this thread's
-  // read after that: the tag is checked again here (on one H200 the partial last word of a
-  // 257-byte block broadcast and of 6-byte fcollects and alltoalls came from the previous call).
-  // No member rewrites a word of this half before this PE's next-but-one call.
+  // read after that: each thread checks the tags of the words it reads here. No member rewrites a
+  // word of this half before this PE's next-but-one call.
   if (out)
     for (uint32_t w = whole + rank; w < words; w += step) {
       uint64_t v = llLoad(region + w);
