@@ -245,6 +245,7 @@ void runPutQuiet(const char* name, int blocks, int threads, uint64_t stride, uin
   Buffers b;
   b.create(units * stride, seed);
   putQuietCheck<G><<<blocks, threads>>>(mq.peer, b.dst, b.src, seed, stride, b.counters);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   EXPECT_EQ(b.counter(0), 0ull) << name << ": bytes wrong after quiet";
   EXPECT_EQ(b.touchedOutside(seed, units, stride), 0ull) << name << ": bytes written outside the puts";
@@ -273,6 +274,7 @@ void runGet(const char* name, int blocks, int threads, uint64_t stride) {
   Buffers b;
   b.create(units * stride, seed);
   getCheck<G><<<blocks, threads>>>(mq.peer, b.dst, b.src, seed, stride, b.counters);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   EXPECT_EQ(b.counter(0), 0ull) << name << ": bytes wrong after get";
   EXPECT_EQ(b.touchedOutside(seed, units, stride), 0ull);
@@ -301,10 +303,13 @@ void runPutSignal(const char* name, int blocks, int threads, uint64_t stride, ui
   HIP_OK(hipStreamCreateWithFlags(&consumer, hipStreamNonBlocking));
   HIP_OK(hipStreamCreateWithFlags(&producer, hipStreamNonBlocking));
   waitThenCheck<<<8, 128, 0, consumer>>>(b.dst, b.src, seed, stride, sig, units, b.counters, b.counters + 1);
+  HIP_OK(hipGetLastError());
   if constexpr (kOrderedSignal) {
     putThenOrderedSignalKernel<G><<<blocks, threads, 0, producer>>>(mq.peer, b.dst, b.src, seed, stride, sig);
+    HIP_OK(hipGetLastError());
   } else {
     putSignalKernel<G><<<blocks, threads, 0, producer>>>(mq.peer, b.dst, b.src, seed, stride, sig);
+    HIP_OK(hipGetLastError());
   }
   HIP_OK(hipDeviceSynchronize());
   EXPECT_EQ(b.counter(1), 0ull) << name << ": signals never arrived";
@@ -347,9 +352,13 @@ TEST(SdmaModel, SignalOpAloneAddsOnce) {
   Buffers b;
   b.create(64, 1);
   signalAddKernel<ThreadG><<<4, 64>>>(mq.peer, reinterpret_cast<uint64_t*>(b.counters));
+  HIP_OK(hipGetLastError());
   signalAddKernel<WarpG><<<4, 64>>>(mq.peer, reinterpret_cast<uint64_t*>(b.counters));
+  HIP_OK(hipGetLastError());
   signalAddKernel<BlockG><<<4, 64>>>(mq.peer, reinterpret_cast<uint64_t*>(b.counters));
+  HIP_OK(hipGetLastError());
   quietKernel<<<1, 64>>>(mq.peer);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   const unsigned long long calls = 4 * 64 + 4 * (64 / hostWaveSize()) + 4;
   EXPECT_EQ(b.counter(0), 3ull * calls) << "one ADD of 3 per calling thread / warp / block";
@@ -384,6 +393,7 @@ TEST(SdmaModel, OpenForTheTransportRowThenPut) {
   Buffers b;
   b.create(8 * (1 << 20), seed);
   putQuietCheck<BlockG><<<8, 256>>>(peers[3], b.dst, b.src, seed, 1 << 20, b.counters);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   EXPECT_EQ(b.counter(0), 0ull);
   for (const std::string& e : model->errors()) ADD_FAILURE() << "DMA model: " << e;
@@ -397,13 +407,16 @@ TEST(SdmaModel, OnlyTheDoorbellAnnounces) {
   Buffers b;
   b.create(4096, 7);
   announceKernel<<<1, 1>>>(mq.peer, b.dst, b.src, 4096, 0, 0);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(mq.model->bytesConsumed(), 0ull) << "the model read past the doorbell";
   EXPECT_EQ(b.touchedOutside(0, 0, 1), 0ull) << "copied without a doorbell";
   // Ring for a second slot: the doorbell now covers both.
   announceKernel<<<1, 1>>>(mq.peer, b.dst, b.src, 4096, 1, 0);
+  HIP_OK(hipGetLastError());
   quietKernel<<<1, 32>>>(mq.peer);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   // The model counts a launch's bytes after its kernel ends, which may be just after quiet returns.
   for (int i = 0; i < 100 && mq.model->bytesConsumed() < 2ull * sdma::kSlotBytes; ++i)
@@ -424,6 +437,7 @@ TEST(SdmaModel, BadPacketIsReported) {
   b.create(256, 9);
   announceKernel<<<1, 1>>>(mq.peer, b.dst, b.src, 256, 1, 0x000000FFu);  // opcode 255
   HIP_OK(hipDeviceSynchronize());
+  HIP_OK(hipGetLastError());
   std::vector<std::string> errs;
   for (int i = 0; i < 200 && errs.empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -47,6 +47,7 @@ void expectStopsWithin(int puts, uint32_t slots) {
   ASSERT_EQ(hipMalloc(&buf, 2 * 64 * puts), hipSuccess);
   const auto t0 = std::chrono::steady_clock::now();
   putsThenQuiet<<<1, 1>>>(queues->devicePeers()[1], buf, buf + 64 * puts, puts);
+  ASSERT_EQ(hipGetLastError(), hipSuccess) << "kernel launch";
   const hipError_t e = hipDeviceSynchronize();
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_NE(e, hipSuccess) << "the kernel should have stopped at the timeout";
@@ -93,6 +94,7 @@ void expectAbortEnds(int puts, uint32_t slots) {
   const auto t0 = std::chrono::steady_clock::now();
   putsThenQuietAbortable<<<1, 1>>>(queues->devicePeers()[1], buf, buf + 64 * puts, puts,
                                    static_cast<const device::DeviceErrorRecord*>(recDev));
+  ASSERT_EQ(hipGetLastError(), hipSuccess) << "kernel launch";
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_EQ(hipStreamQuery(nullptr), hipErrorNotReady) << "the kernel must still be waiting on the paused engine";
   // What the peer monitor writes (shmem/runtime.cpp markPeerFailed): the fields, the code.

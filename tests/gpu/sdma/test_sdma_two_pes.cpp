@@ -254,6 +254,7 @@ TEST(SdmaTwoPes, PutSignalIntoEachOthersMemory) {
   HIP_OK(hipMemset(out, 0, 16));
   sig = reinterpret_cast<uint64_t*>(recv + bytes);
   fillKernel<><<<64, 256>>>(src, bytes, seed, me);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
 
   hipIpcMemHandle_t mine, theirs;
@@ -288,11 +289,13 @@ TEST(SdmaTwoPes, PutSignalIntoEachOthersMemory) {
   MPI_Barrier(MPI_COMM_WORLD);
   waitAndCheck<<<blocks, 128, 0, checkStream>>>(sig, signals, recv, seed, peerPe, blocks, warps, threads, bigStride,
                                                 smallStride, kCheckWaitNs, out);
+  HIP_OK(hipGetLastError());
   const auto t0 = std::chrono::steady_clock::now();
   const auto since = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   sendAll<<<blocks, threads, 0, sendStream>>>(queues->devicePeers()[peerPe], peerRecv, src,
                                               reinterpret_cast<uint64_t*>(peerRecv + bytes), seed, bigStride,
                                               smallStride);
+  HIP_OK(hipGetLastError());
   HIP_OK(hipEventRecord(sendDone, sendStream));
 
   // The timeline printed on failure: a reading every 250 ms, kept when something moved (or 5 s

@@ -86,6 +86,7 @@ template <int SC, int KIND, bool BV>
 Launch deviceLaunch() {
   return [](mori_shmem_team_t t, void* d, const void* s, size_t bytes, int root) {
     collKernel<SC, KIND, BV><<<1, kThreads>>>(t, mori_shmem_team_get_device(t), d, s, bytes, root);
+    HIP_OK(hipGetLastError());
   };
 }
 
@@ -334,10 +335,12 @@ void backToBack() {
     if (me >= 0) {
       if constexpr (SC < 3) {
         backToBackKernel<SC, BV><<<1, kThreads, 0, stream>>>(t, mori_shmem_team_get_device(t), src, dst, seed, result);
+        HIP_OK(hipGetLastError());
       } else {
         for (int it = 0; it < kB2bIters; ++it) {
           const size_t bytes = b2bBytes(it);
           b2bFillKernel<<<1, kThreads, 0, stream>>>(src, seed, it, me, n);
+          HIP_OK(hipGetLastError());
           char* d = reinterpret_cast<char*>(dst);
           const char* s = reinterpret_cast<const char*>(src);
           int rc = -1;
@@ -346,6 +349,7 @@ void backToBack() {
           if (b2bKind(it) == 2) rc = mori_shmem_char_alltoall_on_stream(t, d, s, bytes, stream);
           EXPECT_EQ(rc, 0) << "call " << it << " on team " << t;
           b2bCheckKernel<<<1, kThreads, 0, stream>>>(dst, seed, it, me, n, result);
+          HIP_OK(hipGetLastError());
         }
       }
       ASSERT_EQ(hipStreamSynchronize(stream), hipSuccess);
@@ -591,6 +595,7 @@ void barrierCase() {
     int h = 0;
     if (mori_shmem_team_my_pe(t) >= 0) {
       barrierKernel<SC, BV><<<1, kThreads>>>(t, mori_shmem_team_get_device(t), slots, 200, bad);
+      HIP_OK(hipGetLastError());
       ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
       ASSERT_EQ(hipMemcpy(&h, bad, sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
       EXPECT_EQ(h, 0) << "team " << t << ": " << h << " rounds saw a stale predecessor write";
