@@ -11,10 +11,24 @@ constexpr int kThreads = 256;
 __global__ void quietKernel() { mori_shmem_quiet_block(); }
 __global__ void barrierKernel() { mori_shmem_barrier_all_block(); }
 
+// kReservedStackBytes of stack per thread: a local array indexed at run time stays in local
+// memory, whole (ptxas: a frame of exactly its size).
+__global__ void stackReserveKernel(uint32_t index, uint32_t* out) {
+  volatile uint32_t frame[kReservedStackBytes / 4];
+  for (uint32_t i = 0; i < kReservedStackBytes / 4; ++i) frame[i] = i;
+  const uint32_t v = frame[index % (kReservedStackBytes / 4)];
+  if (out) *out = v;
+}
+
 }  // namespace
 
 hipError_t launchQuietKernel(hipStream_t stream) {
   quietKernel<<<1, kThreads, 0, stream>>>();
+  return hipGetLastError();
+}
+
+hipError_t launchStackReserveKernel(hipStream_t stream) {
+  stackReserveKernel<<<1, 1, 0, stream>>>(0, nullptr);
   return hipGetLastError();
 }
 

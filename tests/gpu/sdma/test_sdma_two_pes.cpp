@@ -18,6 +18,7 @@
 
 #include "mori/platform/gpu_runtime.hpp"
 #include "mori/transport/sdma/sdma_ops.hpp"
+#include "shmem/runtime.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 #include "tests/gpu/sdma/sdma_test_scopes.hpp"
 #include "tests/support/dma_model/dma_model.hpp"
@@ -286,6 +287,11 @@ TEST(SdmaTwoPes, PutSignalIntoEachOthersMemory) {
   HIP_OK(hipStreamCreateWithFlags(&checkStream, hipStreamNonBlocking));
   HIP_OK(hipEventCreateWithFlags(&sendDone, hipEventDisableTiming));
   QueueProbe probe(queues->devicePeers()[peerPe], sig);  // before the kernels: it allocates and copies
+  // The stack reservation mori_shmem_init makes (this test does not init): sendAll needs stack,
+  // waitAndCheck none, and launched after waitAndCheck without it, sendAll waited until
+  // waitAndCheck gave up (30 s) in every run on the H200 (shmem/runtime.hpp says why).
+  HIP_OK(shmem::launchStackReserveKernel(nullptr));
+  HIP_OK(hipDeviceSynchronize());
   MPI_Barrier(MPI_COMM_WORLD);
   waitAndCheck<<<blocks, 128, 0, checkStream>>>(sig, signals, recv, seed, peerPe, blocks, warps, threads, bigStride,
                                                 smallStride, kCheckWaitNs, out);
