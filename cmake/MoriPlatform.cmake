@@ -93,6 +93,9 @@ if(MORI_GPU_PLATFORM STREQUAL "amd")
   if(MORI_HIP_VERSION AND MORI_HIP_VERSION VERSION_LESS 6.0)
     list(APPEND MORI_HIP_DEVICE_LINK_OPTIONS "SHELL:-Xoffload-linker -plugin-opt=O1")
   endif()
+  # The device link of relocatable device code (-fgpu-rdc). Its own image object carries no
+  # .note.GNU-stack: say the stack is not executable.
+  set(MORI_HIP_RDC_LINK_OPTIONS -fgpu-rdc --hip-link ${MORI_HIP_DEVICE_LINK_OPTIONS} "LINKER:-z,noexecstack")
   set(MORI_PLATFORM_AMD 1)
   set(MORI_PLATFORM_NVIDIA 0)
   set(MORI_GPU_LANG CXX)

@@ -34,6 +34,7 @@
   X(mori_shmemi_quiet_rdma_block)  \
   X(mori_shmemi_quiet_pe_rdma)     \
   X(mori_shmemi_sync_all_rounds)   \
+  X(mori_shmemi_copy_unaligned)    \
   X(mori_shmemi_find_region)
 // clang-format on
 
@@ -97,6 +98,10 @@ MORI_THROUGH void mori_shmemi_quiet_rdma_thread(void) { MORI_PATH(mori_shmemi_qu
 MORI_THROUGH void mori_shmemi_quiet_rdma_block(void) { MORI_PATH(mori_shmemi_quiet_rdma_block)(); }
 MORI_THROUGH void mori_shmemi_quiet_pe_rdma(int pe, int qp) { MORI_PATH(mori_shmemi_quiet_pe_rdma)(pe, qp); }
 MORI_THROUGH void mori_shmemi_sync_all_rounds(void) { MORI_PATH(mori_shmemi_sync_all_rounds)(); }
+MORI_THROUGH void mori_shmemi_copy_unaligned(void* dst, const void* src, size_t bytes, int rank, int size,
+                                             int oneWave) {
+  MORI_PATH(mori_shmemi_copy_unaligned)(dst, src, bytes, rank, size, oneWave);
+}
 MORI_THROUGH const mori::shmem::Region* mori_shmemi_find_region(uint64_t addr) {
   return MORI_PATH(mori_shmemi_find_region)(addr);
 }

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "mori/platform/device.hpp"
+#include "mori/shmem/impl/device_library.hpp"
 
 #if MORI_GPU_COMPILER
 namespace mori::shmem::impl {
@@ -114,9 +115,15 @@ MORI_DEVICE_INLINE void copySmall(char* dst, const char* src, size_t n) {
 }
 
 // Copies `bytes` from src to dst using the threads rank in [0, size). No ordering is implied.
-// Bulk data moves in the widest element both pointers share (16 bytes when they are mutually
-// 16-byte aligned); the unaligned head and the tail go through copySmall on two threads.
-// kOneWave: the threads are one wave (see copyElements).
+// Ends that share their offset in 16 bytes (the usual case) move as 16-byte vectors, the head and
+// tail (under 16 bytes each) through copySmall on two threads; other ends go through the device
+// library's copy (mori_shmemi_copy_unaligned: narrower elements). kOneWave: the threads are one
+// wave (see copyElements).
+// Only the 16-byte path is inline: with all five element widths inline the put_bw block kernel
+// reached the 64-register cap of a 1024-thread launch and ptxas spilled the 16-byte path's
+// loop-invariant addresses to local memory, reloaded every iteration (block copy at 256 KiB-1 MiB
+// per iteration 0.55-0.6 us against 0.12-0.33 for the same loop alone:
+// bench/results/2026-12-02T0010Z_h200x1_stack_growth_and_block_copy.json).
 template <bool kOneWave = false>
 MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, int rank, int size) {
   char* dst = static_cast<char*>(dstv);
@@ -128,37 +135,19 @@ MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, in
     return;
   }
   const uintptr_t d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
-  // Whole 16-byte vectors at 16-byte aligned ends (the usual case): no head, no tail, no split.
+  // Whole 16-byte vectors at 16-byte aligned ends: no head, no tail, no split.
   if (((d | s | bytes) & 15) == 0) {
     copyElements<4, kOneWave>(reinterpret_cast<Vec16*>(dst), reinterpret_cast<const Vec16*>(src), bytes >> 4, rank,
                               size, lineSkew(d, 4, size));
     return;
   }
-  const uintptr_t mis = d ^ s;
-  // log2 of the widest element both pointers share: the element count is a shift, not a
-  // division (a 64-bit divide is a long dependent chain in front of an 8-byte put).
-  const int shift = (mis & 15) == 0 ? 4 : (mis & 7) == 0 ? 3 : (mis & 3) == 0 ? 2 : (mis & 1) == 0 ? 1 : 0;
-  const size_t width = size_t{1} << shift;
-  size_t head = (width - (d & (width - 1))) & (width - 1);
-  if (head > bytes) head = bytes;
-  const size_t n = (bytes - head) >> shift;
-  const size_t done = head + n * width, tail = bytes - done;
+  if (((d ^ s) & 15) != 0) return mori_shmemi_copy_unaligned(dst, src, bytes, rank, size, kOneWave);
+  const size_t head = (16 - (d & 15)) & 15;  // < bytes: bytes > 16
+  const size_t n = (bytes - head) >> 4, done = head + (n << 4), tail = bytes - done;
   if (head && rank == 0) copySmall(dst, src, head);
   if (tail && rank == (size > 1 ? 1 : 0)) copySmall(dst + done, src + done, tail);
-  char* db = dst + head;
-  const char* sb = src + head;
-  const size_t skew = lineSkew(d + head, shift, size);
-  const auto bulk = [&](auto* element) {
-    using T = std::remove_pointer_t<decltype(element)>;
-    copyElements<4, kOneWave>(reinterpret_cast<T*>(db), reinterpret_cast<const T*>(sb), n, rank, size, skew);
-  };
-  switch (width) {
-    case 16: bulk(static_cast<Vec16*>(nullptr)); break;
-    case 8: bulk(static_cast<uint64_t*>(nullptr)); break;
-    case 4: bulk(static_cast<uint32_t*>(nullptr)); break;
-    case 2: bulk(static_cast<uint16_t*>(nullptr)); break;
-    default: bulk(static_cast<char*>(nullptr)); break;
-  }
+  copyElements<4, kOneWave>(reinterpret_cast<Vec16*>(dst + head), reinterpret_cast<const Vec16*>(src + head), n, rank,
+                            size, lineSkew(d + head, 4, size));
 }
 
 // One thread's copy (thread scope), shaped for latency: few dependent branches in front of the

@@ -58,6 +58,10 @@ __device__ void mori_shmemi_quiet_rdma_block(void);
 __device__ void mori_shmemi_quiet_pe_rdma(int pe, int qp);
 // The barrier's arrival rounds, run by one thread per PE.
 __device__ void mori_shmemi_sync_all_rounds(void);
+// The cooperative copy (impl::copyBytes) for ends whose offsets in 16 bytes differ: thread `rank`
+// of `size` (one wave if oneWave) copies its part of [src, src + bytes) to dst with the widest
+// element both ends share.
+__device__ void mori_shmemi_copy_unaligned(void* dst, const void* src, size_t bytes, int rank, int size, int oneWave);
 // The registered region (index >= 1) that holds `addr`, or null.
 __device__ const mori::shmem::Region* mori_shmemi_find_region(uint64_t addr);
 // Stop the kernel: the module is not bound / pe is out of range / a wait_until-style wait
