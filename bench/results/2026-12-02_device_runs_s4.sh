@@ -9,9 +9,13 @@
 #   A: build everything at ../build-dev, then the GPU suites named by SUITE_TESTS (phase A of
 #      2026-12-01_device_runs_s2.sh).
 #   J: block put 1-32 MiB and shmem_p_bw, mori-shmem and NVSHMEM side by side, 3 times each.
+#   N: test_launch_order with MORI_SHMEM_RESERVE_STACK=0 (expected to fail: the receivers give up
+#      after 10 s), then with the reservation; and stack_growth_probe's cases with a 1 KiB warm-up
+#      (what the reservation costs in device memory).
 #   K: the collective rows (device and on a stream) with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 per
 #      PE: NVSHMEM gives PEs sharing a GPU its full support (its on-stream collectives among it)
-#      only when the PEs' MPS percentages add up to 100 or less; both libraries run so.
+#      only when the PEs' MPS percentages add up to 100 or less; both libraries run so. The _ll
+#      rows sweep 256 B-4 KiB by factors of 2 across the one-step (LL) limit of 1 KiB per member.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -19,8 +23,9 @@ export PATH=/usr/local/cuda/bin:$PATH OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS
 export OMPI_MCA_rmaps_base_oversubscribe=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 B=$PWD/../build-dev
 case "$phase" in
-P)
+P | P2)
   probe=$PWD/build-probe/stack_growth_probe
+  [ "$phase" = P2 ] && probe=$B/bench/micro/stack_growth_probe
   cases=${CASES:-"0,96,0 96,96,0 0,96,1024 96,1024,0 0,1024,1024 0,4096,1024 0,4096,8192"}
   for mode in no-mps mps; do
     if [ $mode = mps ]; then . tools/mps.sh; mps_start; fi
@@ -29,13 +34,25 @@ P)
       echo "{\"mode\": \"$mode\", \"case\": $(timeout 30 "$probe" "$w" "$g" "$l" 2>&1)}"
     done
     if [ $mode = mps ]; then mps_stop; fi
-  done | tee "$OUT/stack_growth_probe.jsonl"
+  done | tee "$OUT/stack_growth_probe_$phase.jsonl"
   ;;
 M)
   bin=${MICRO:-build-probe/block_copy_small_variants}
   for it in 200 1000; do timeout 60 "$bin" $it; done | tee "$OUT/block_copy_small.jsonl"
   ;;
 A) exec bench/results/2026-12-01_device_runs_s2.sh A ;;
+N)
+  . tools/mps.sh
+  mps_start
+  for r in 0 1; do
+    MORI_SHMEM_RESERVE_STACK=$r timeout 60 mpirun -np 2 -x MORI_SHMEM_RESERVE_STACK "$B/tests/gpu/test_launch_order" \
+      < /dev/null > "$OUT/launch_order_reserve$r.log" 2>&1
+    echo "test_launch_order with MORI_SHMEM_RESERVE_STACK=$r: exit $?"
+    grep -E "OK \]|FAILED \]|did not see|came after" "$OUT/launch_order_reserve$r.log" | head -6
+  done
+  mps_stop
+  CASES="96,96,0 1024,96,0 1024,1024,0 0,1024,0" bash "$0" P2
+  ;;
 J | K)
   . tools/mps.sh
   mps_start
@@ -57,6 +74,8 @@ cd_fcollect      fcollect_latency -s all -b 16 -e 256K -f 16 -n 100 -w 10
 cd_reduce        reduction_latency -d float -s all -b 4 -e 256K -f 16 -n 100 -w 10
 cd_barrier       barrier_latency -s all -n 1000 -w 100
 cd_sync          sync_latency -s all -n 1000 -w 100
+cd_bcast_ll      bcast_latency -s all -b 256 -e 4K -f 2 -n 200 -w 20
+cd_fcollect_ll   fcollect_latency -s all -b 256 -e 4K -f 2 -n 200 -w 20
 cs_alltoall      alltoall_on_stream -b 16 -e 16M -f 16 -n 20 -w 2
 cs_bcast         broadcast_on_stream -b 8 -e 16M -f 32 -n 20 -w 2
 cs_fcollect      fcollect_on_stream -b 16 -e 16M -f 16 -n 20 -w 2
