@@ -2,16 +2,16 @@
 # Device runs of the fourth session (2026-12-01/02), on nvidia-h200 (ONE H200: every multi-PE run
 # has its PEs share the GPU under CUDA MPS; no figure here is an interconnect figure). The tree
 # is `git archive <commit>` unpacked at .snap; the build tree is ../build-dev; $OUT comes back.
-#   P: bench/micro/stack_growth_probe (prebuilt, carried at ../build-probe), every case outside
-#      and under MPS: does a launch that grows the per-thread stack wait for running kernels?
+#   P: bench/micro/first_launch_probe ($B's): which first launches of a kernel (stack, printf, lazy
+#      loading) wait for a running kernel, and which warm-ups prevent it. (Run 1 of this session ran
+#      its first form, stack_growth_probe, prebuilt and carried at build-probe.)
 #   M: bench/micro/block_copy_small_variants (prebuilt, carried at build-probe, or $B's), 200 and
 #      1000 iterations: the block put's copy at 256 KiB-16 MiB, one process, local destination.
 #   A: build everything at ../build-dev, then the GPU suites named by SUITE_TESTS (phase A of
 #      2026-12-01_device_runs_s2.sh).
 #   J: block put 1-32 MiB and shmem_p_bw, mori-shmem and NVSHMEM side by side, 3 times each.
 #   N: test_launch_order with MORI_SHMEM_RESERVE_STACK=0 (expected to fail: the receivers give up
-#      after 10 s), then with the reservation; and stack_growth_probe's cases with a 1 KiB warm-up
-#      (what the reservation costs in device memory).
+#      after 10 s), then with the reservation.
 #   K: the collective rows (device and on a stream) with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 per
 #      PE: NVSHMEM gives PEs sharing a GPU its full support (its on-stream collectives among it)
 #      only when the PEs' MPS percentages add up to 100 or less; both libraries run so. The _ll
@@ -23,18 +23,20 @@ export PATH=/usr/local/cuda/bin:$PATH OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS
 export OMPI_MCA_rmaps_base_oversubscribe=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 B=$PWD/../build-dev
 case "$phase" in
-P | P2)
-  probe=$PWD/build-probe/stack_growth_probe
-  [ "$phase" = P2 ] && probe=$B/bench/micro/stack_growth_probe
-  cases=${CASES:-"0,96,0 96,96,0 0,96,1024 96,1024,0 0,1024,1024 0,4096,1024 0,4096,8192"}
+P)
+  # first_launch_probe (built at $B): which first launches wait for a running kernel.
+  probe=$B/bench/micro/first_launch_probe
+  cases=${CASES:-"plain,none,0,EAGER stack,none,0,EAGER printf,none,0,EAGER both,none,0,EAGER stack,stack,0,EAGER
+    printf,printf,0,EAGER printf,stack,0,EAGER stack,printf,0,EAGER both,both,0,EAGER stack,none,1,EAGER
+    plain,none,0,LAZY plain,none,1,LAZY plain,plain,0,LAZY"}
   for mode in no-mps mps; do
-    if [ $mode = mps ]; then . tools/mps.sh; mps_start; fi
+    if [ $mode = mps ]; then . tools/mps.sh; mps_start; cases="both,none,0,EAGER both,both,0,EAGER"; fi
     for c in $cases; do
-      IFS=, read -r w g l <<< "$c"
-      echo "{\"mode\": \"$mode\", \"case\": $(timeout 30 "$probe" "$w" "$g" "$l" 2>&1)}"
+      IFS=, read -r guest warm pre loading <<< "$c"
+      echo "{\"mode\": \"$mode\", \"case\": $(CUDA_MODULE_LOADING=$loading timeout 30 "$probe" "$guest" "$warm" "$pre" 2>&1)}"
     done
     if [ $mode = mps ]; then mps_stop; fi
-  done | tee "$OUT/stack_growth_probe_$phase.jsonl"
+  done | tee "$OUT/first_launch_probe.jsonl"
   ;;
 M)
   bin=${MICRO:-build-probe/block_copy_small_variants}
@@ -51,7 +53,6 @@ N)
     grep -E "OK \]|FAILED \]|did not see|came after" "$OUT/launch_order_reserve$r.log" | head -6
   done
   mps_stop
-  CASES="96,96,0 1024,96,0 1024,1024,0 0,1024,0" bash "$0" P2
   ;;
 J | K)
   . tools/mps.sh
