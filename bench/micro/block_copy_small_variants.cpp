@@ -9,6 +9,14 @@
 //   simple         one 16-byte element per thread per step, no line skew, no unroll: NVSHMEM's loop
 //   simple_sync    the same between two __syncthreads: NVSHMEM's block put, copy part
 //   unroll1        copyElements with one load in flight (library: 4) and the line skew
+//   elements4      copyElements<4> called directly (what copyBytes runs for these shares)
+//   elements4_noskew  the same without the line skew
+//   elements2      copyElements with two loads in flight
+//   rem_loop       copyElements<4>'s main loop, then the positions left one at a time in a loop
+//                  (instead of up to 3 predicated loads, then 3 predicated stores)
+//   lib_aligned_only  copyBytes' 16-byte aligned branch alone (any other share traps)
+//   lib_no_small   copyBytes without its up-to-16-bytes branch
+//   lib_no_call    copyBytes with a trap in place of the device library's call
 // Usage: block_copy_small_variants [iterations]. Prints one JSON object per variant and size;
 // every destination is checked against the source.
 #include <stdio.h>
@@ -21,8 +29,70 @@
 #include "mori/shmem/impl/copy.hpp"
 #include "tools/perf/work_split.hpp"
 
-enum Variant { kLibrary, kLibrarySync, kSimple, kSimpleSync, kUnroll1, kCount };
-static const char* kNames[kCount] = {"library", "library_sync", "simple", "simple_sync", "unroll1"};
+enum Variant {
+  kLibrary,
+  kLibrarySync,
+  kSimple,
+  kSimpleSync,
+  kUnroll1,
+  kElements4,
+  kElements4NoSkew,
+  kElements2,
+  kRemLoop,
+  kLibAlignedOnly,
+  kLibNoSmall,
+  kLibNoCall,
+  kCount
+};
+static const char* kNames[kCount] = {"library",  "library_sync",     "simple",           "simple_sync",
+                                     "unroll1",  "elements4",        "elements4_noskew", "elements2",
+                                     "rem_loop", "lib_aligned_only", "lib_no_small",     "lib_no_call"};
+
+namespace impl = mori::shmem::impl;
+
+// copyBytes (impl/copy.hpp) with parts left out, to find the part that costs.
+template <bool kSmall, bool kHeadTail, bool kCall>
+__device__ void copyBytesPart(uint8_t* dst, const uint8_t* src, size_t bytes, int rank, int size) {
+  if (kSmall && bytes <= 16) {
+    if (rank == 0) impl::copySmall(reinterpret_cast<char*>(dst), reinterpret_cast<const char*>(src), bytes);
+    return;
+  }
+  const uintptr_t d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
+  if (((d | s | bytes) & 15) == 0) {
+    impl::copyElements<4>(reinterpret_cast<uint4*>(dst), reinterpret_cast<const uint4*>(src), bytes >> 4, rank, size,
+                          impl::lineSkew(d, 4, size));
+    return;
+  }
+  if (!kHeadTail) __builtin_trap();
+  if (((d ^ s) & 15) != 0) {
+    if (kCall) return mori_shmemi_copy_unaligned(dst, src, bytes, rank, size, 0);
+    __builtin_trap();
+  }
+  const size_t head = (16 - (d & 15)) & 15;
+  const size_t n = (bytes - head) >> 4, done = head + (n << 4), tail = bytes - done;
+  if (head && rank == 0) impl::copySmall(reinterpret_cast<char*>(dst), reinterpret_cast<const char*>(src), head);
+  if (tail && rank == 1)
+    impl::copySmall(reinterpret_cast<char*>(dst + done), reinterpret_cast<const char*>(src + done), tail);
+  impl::copyElements<4>(reinterpret_cast<uint4*>(dst + head), reinterpret_cast<const uint4*>(src + head), n, rank, size,
+                        impl::lineSkew(d + head, 4, size));
+}
+
+// copyElements<4>'s main loop, then what is left one position at a time (rem_loop).
+__device__ void remLoopCopy(uint4* dst, const uint4* src, size_t n, int rank, int size, size_t skew) {
+  const size_t stride = static_cast<size_t>(size), end = n + skew;
+  size_t i = static_cast<size_t>(rank);
+  if (i < skew) i += stride;
+#pragma unroll 1
+  for (; i + 3 * stride < end; i += 4 * stride) {
+    uint4 v[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) v[u] = src[i + u * stride - skew];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) dst[i + u * stride - skew] = v[u];
+  }
+#pragma unroll 1
+  for (; i < end; i += stride) dst[i - skew] = src[i - skew];
+}
 
 template <int V>
 __global__ void __launch_bounds__(1024) copyKernel(uint8_t* dst, const uint8_t* src, size_t bytes, int iters) {

@@ -12,6 +12,7 @@
 #   J: block put 1-32 MiB and shmem_p_bw, mori-shmem and NVSHMEM side by side, 3 times each.
 #   N: test_launch_order with MORI_SHMEM_RESERVE_STACK=0 (expected to fail: the receivers give up
 #      after 10 s), then with the reservation.
+#   Q: block and warp put 256 KiB-4 MiB from prebuilt perf binaries (build-probe/perf, perf-old).
 #   K: the collective rows (device and on a stream) with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 per
 #      PE: NVSHMEM gives PEs sharing a GPU its full support (its on-stream collectives among it)
 #      only when the PEs' MPS percentages add up to 100 or less; both libraries run so. The _ll
@@ -90,6 +91,26 @@ LIST
   echo "run.sh exit $?"; tail -60 "$OUT/job$phase/bench_summary.txt" 2>/dev/null
   mps_stop
   (cd "$OUT" && tar -czf job$phase.tgz job$phase && rm -rf job$phase)
+  ;;
+Q)
+  # Prebuilt perf binaries carried at build-probe: perf/ (this commit's mori-shmem-perf with its
+  # libraries, and mori-shmem-perf-nvshmem) and perf-old/ (mori-shmem-perf of 41eee47, the start of
+  # this session): block and warp put 256 KiB-4 MiB, each binary in turn, 3 times.
+  . tools/mps.sh
+  mps_start
+  nv=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nvshmem/lib
+  for rep in 1 2 3; do
+    for scope in block warp; do
+      for b in perf-old/mori-shmem-perf perf/mori-shmem-perf perf/mori-shmem-perf-nvshmem; do
+        d=$PWD/build-probe/$(dirname $b)
+        log=$OUT/q_$(echo $b | tr / _)_${scope}_$rep.log
+        LD_LIBRARY_PATH=$d:$nv timeout 60 mpirun -np 2 -x LD_LIBRARY_PATH "$PWD/build-probe/$b" shmem_put_bw -s $scope \
+          -c 132 -t 1024 -b 256K -e 4M -f 2 -n 200 -w 20 < /dev/null > "$log" 2>&1
+        echo "$b $scope rep $rep exit $?"; grep '&&&& PERF' "$log"
+      done
+    done
+  done | tee "$OUT/q_all.txt"
+  mps_stop
   ;;
 *) echo "unknown phase $phase"; exit 2 ;;
 esac

@@ -43,13 +43,23 @@ using Vec16 = uint4;
 // other (warp put at 8 MiB 324-329 against 355-356 GB/s). The wave's furthest thread starts its
 // passes at (skew ? skew + size : size) - 1, which is at least i and less than i + size, so every
 // thread has at most kUnroll positions left after the loop.
-template <int kUnroll = 4, bool kOneWave = false, typename T>
-MORI_DEVICE_INLINE void copyElements(T* __restrict__ dst, const T* __restrict__ src, size_t n, int rank, int size,
-                                     size_t skew = 0) {
-  const size_t stride = static_cast<size_t>(size), end = n + skew;
-  size_t i = static_cast<size_t>(rank);
+// Positions are 32-bit (kChunkElements at a time): an address is then one multiply-add, not a
+// chain of 64-bit adds and compares, and a share of at most one element per thread takes one
+// predicated access. With one element per thread (a 1 MiB put over 132 blocks of 1024 threads)
+// the block put is issue-bound, every warp running every instruction of the call: the 64-bit form
+// took 0.64 us per call on an H200 against NVSHMEM's 0.46; this one 0.41 (block put 1 MiB 0.71 ->
+// 1.06 of NVSHMEM, bench/results/2026-12-02T0100Z_h200x1_mps_block_put_small_shares.json).
+template <int kUnroll, bool kOneWave, typename T>
+MORI_DEVICE_INLINE void copyElements32(T* __restrict__ dst, const T* __restrict__ src, uint32_t n, uint32_t rank,
+                                       uint32_t stride, uint32_t skew) {
+  const uint32_t end = n + skew;
+  uint32_t i = rank;
   if (i < skew) i += stride;
-  size_t reach = (kUnroll - 1) * stride;
+  if (end <= stride) {  // one position per thread at most (a 1 MiB put over 132 blocks)
+    if (i < end) dst[i - skew] = src[i - skew];
+    return;
+  }
+  uint32_t reach = (kUnroll - 1) * stride;
   if constexpr (kOneWave) reach += (skew ? skew + stride : stride) - 1 - i;
 #pragma unroll 1
   for (; i + reach < end; i += kUnroll * stride) {
@@ -69,6 +79,20 @@ MORI_DEVICE_INLINE void copyElements(T* __restrict__ dst, const T* __restrict__ 
     for (int u = 0; u < kLeft; ++u)
       if (i + u * stride < end) dst[i + u * stride - skew] = v[u];
   }
+}
+
+// Elements per copyElements32 call: positions stay below 2^31 with any block size, and a multiple
+// of a line's elements keeps every piece's skew the first one's.
+constexpr size_t kChunkElements = size_t{1} << 30;
+
+template <int kUnroll = 4, bool kOneWave = false, typename T>
+MORI_DEVICE_INLINE void copyElements(T* dst, const T* src, size_t n, int rank, int size, size_t skew = 0) {
+  do {  // once below kChunkElements (one inlined copy of the loop, not two)
+    const size_t m = n < kChunkElements ? n : kChunkElements;
+    copyElements32<kUnroll, kOneWave>(dst, src, static_cast<uint32_t>(m), static_cast<uint32_t>(rank),
+                                      static_cast<uint32_t>(size), static_cast<uint32_t>(skew));
+    dst += m, src += m, n -= m;
+  } while (n);
 }
 
 // The skew that aligns copyElements' position groups with the destination's lines, for elements
@@ -120,10 +144,8 @@ MORI_DEVICE_INLINE void copySmall(char* dst, const char* src, size_t n) {
 // library's copy (mori_shmemi_copy_unaligned: narrower elements). kOneWave: the threads are one
 // wave (see copyElements).
 // Only the 16-byte path is inline: with all five element widths inline the put_bw block kernel
-// reached the 64-register cap of a 1024-thread launch and ptxas spilled the 16-byte path's
-// loop-invariant addresses to local memory, reloaded every iteration (block copy at 256 KiB-1 MiB
-// per iteration 0.55-0.6 us against 0.12-0.33 for the same loop alone:
-// bench/results/2026-12-02T0010Z_h200x1_stack_growth_and_block_copy.json).
+// reached the 64-register cap of a 1024-thread launch and spilled (an LDL in every iteration);
+// now 56 registers and no spills.
 template <bool kOneWave = false>
 MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, int rank, int size) {
   char* dst = static_cast<char*>(dstv);
