@@ -11,14 +11,13 @@ constexpr int kThreads = 256;
 __global__ void quietKernel() { mori_shmem_quiet_block(); }
 __global__ void barrierKernel() { mori_shmem_barrier_all_block(); }
 
-// What a kernel that calls the device API needs from the driver: kReservedStackBytes of stack per
-// thread (a local array indexed at run time stays in local memory, whole: ptxas gives it a frame of
-// exactly its size) and device printf (the general paths' error reports), whose call it never
-// makes (`print` is false at every launch).
-__global__ void stackReserveKernel(uint32_t index, uint32_t* out, bool print) {
-  volatile uint32_t frame[kReservedStackBytes / 4];
-  for (uint32_t i = 0; i < kReservedStackBytes / 4; ++i) frame[i] = i;
-  const uint32_t v = frame[index % (kReservedStackBytes / 4)];
+// kWarmupStackBytes of stack per thread (a local array indexed at run time stays in local memory,
+// whole: ptxas gives it a frame of exactly its size) and a printf call it never makes (`print` is
+// false at every launch).
+__global__ void warmupKernel(uint32_t index, uint32_t* out, bool print) {
+  volatile uint32_t frame[kWarmupStackBytes / 4];
+  for (uint32_t i = 0; i < kWarmupStackBytes / 4; ++i) frame[i] = i;
+  const uint32_t v = frame[index % (kWarmupStackBytes / 4)];
   if (print) printf("mori-shmem: warm-up kernel %u\n", v);
   if (out) *out = v;
 }
@@ -30,8 +29,8 @@ hipError_t launchQuietKernel(hipStream_t stream) {
   return hipGetLastError();
 }
 
-hipError_t launchStackReserveKernel(hipStream_t stream) {
-  stackReserveKernel<<<1, 1, 0, stream>>>(0, nullptr, false);
+hipError_t launchWarmupKernel(hipStream_t stream) {
+  warmupKernel<<<1, 1, 0, stream>>>(0, nullptr, false);
   return hipGetLastError();
 }
 

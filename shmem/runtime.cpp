@@ -163,9 +163,9 @@ Status Runtime::start(unsigned flags, const mori_shmem_init_attr_t* attr) {
   MORI_TRY(createTeams(*this));  // GpuStates carries the team table
   MORI_TRY(buildGpuStates());
   MORI_TRY(bindAllModules(states_));
-  if (cfg_.reserveStack) {
-    MORI_TRY(checkGpu(launchStackReserveKernel(stream_), "the stack reservation kernel's launch"));
-    MORI_TRY(checkGpu(hipStreamSynchronize(stream_), "the stack reservation kernel"));
+  if (cfg_.warmup) {
+    MORI_TRY(checkGpu(launchWarmupKernel(stream_), "the warm-up kernel's launch"));
+    MORI_TRY(checkGpu(hipStreamSynchronize(stream_), "the warm-up kernel"));
   }
   // Nobody may reach into a peer before that peer's state is bound.
   MORI_TRY(boot_->barrier());

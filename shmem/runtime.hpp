@@ -76,15 +76,15 @@ void formatDeviceError(const DeviceErrorRecord& r, char* buf, size_t len);
 hipError_t launchQuietKernel(hipStream_t stream);
 hipError_t launchBarrierKernel(hipStream_t stream);
 
-// Per-thread stack that init makes the GPU keep for every later kernel of the process: CUDA grows
-// a context's local memory when a launch needs more stack than any kernel before it, and that
-// launch waits until every running kernel has ended (bench/micro/stack_growth_probe.cpp;
-// bench/results/2026-12-02T0010Z_h200x1_stack_growth_and_block_copy.json). A kernel that waits for
-// a kernel of the same process launched after it (a receiver on one stream, its sender on another)
-// then waits for ever, or until its wait times out. A kernel that calls the device API needs about
-// 800 bytes (the general path's calls); 1 KiB is CUDA's default stack limit.
-constexpr uint32_t kReservedStackBytes = 1024;
-// Runs a kernel with kReservedStackBytes of stack (the reservation stays for later kernels).
-hipError_t launchStackReserveKernel(hipStream_t stream);
+// The warm-up kernel init runs: it uses what every kernel calling the device API uses, device
+// printf (the general paths' error reports) and up to 1 KiB of stack. On NVIDIA the first launch
+// of a kernel that uses printf, in a context where none has run, waits until every running kernel
+// has ended (bench/micro/first_launch_probe.cpp on an H200, with and without MPS: 2.95 s, the
+// spinner's bound; stack alone does not, and one printf kernel run before clears it for all
+// others: bench/results/2026-12-02T0100Z_h200x1_mps_block_put_small_shares.json). A kernel that
+// waits for a kernel of the same process launched after it (a receiver on one stream, its sender
+// on another) would then wait for ever, or until its wait times out.
+constexpr uint32_t kWarmupStackBytes = 1024;
+hipError_t launchWarmupKernel(hipStream_t stream);
 
 }  // namespace mori::shmem

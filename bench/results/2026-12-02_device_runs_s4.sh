@@ -10,7 +10,7 @@
 #   A: build everything at ../build-dev, then the GPU suites named by SUITE_TESTS (phase A of
 #      2026-12-01_device_runs_s2.sh).
 #   J: block put 1-32 MiB and shmem_p_bw, mori-shmem and NVSHMEM side by side, 3 times each.
-#   N: test_launch_order with MORI_SHMEM_RESERVE_STACK=0 (expected to fail: the receivers give up
+#   N: test_launch_order with MORI_SHMEM_WARMUP=0 (expected to fail: the receivers give up
 #      after 10 s), then with the reservation.
 #   Q: block and warp put 256 KiB-4 MiB from prebuilt perf binaries (build-probe/perf, perf-old).
 #   K: the collective rows (device and on a stream) with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 per
@@ -48,9 +48,9 @@ N)
   . tools/mps.sh
   mps_start
   for r in 0 1; do
-    MORI_SHMEM_RESERVE_STACK=$r timeout 60 mpirun -np 2 -x MORI_SHMEM_RESERVE_STACK "$B/tests/gpu/test_launch_order" \
+    MORI_SHMEM_WARMUP=$r timeout 60 mpirun -np 2 -x MORI_SHMEM_WARMUP "$B/tests/gpu/test_launch_order" \
       < /dev/null > "$OUT/launch_order_reserve$r.log" 2>&1
-    echo "test_launch_order with MORI_SHMEM_RESERVE_STACK=$r: exit $?"
+    echo "test_launch_order with MORI_SHMEM_WARMUP=$r: exit $?"
     grep -E "OK \]|FAILED \]|did not see|came after" "$OUT/launch_order_reserve$r.log" | head -6
   done
   mps_stop
