@@ -55,7 +55,7 @@ MORI_DEVICE_INLINE void copyElements32(T* __restrict__ dst, const T* __restrict_
   const uint32_t end = n + skew;
   uint32_t i = rank;
   if (i < skew) i += stride;
-  if (end <= stride) {  // one position per thread at most (a 1 MiB put over 132 blocks)
+  if (n <= stride) {  // one position per thread at most (a 1 MiB put over 132 blocks, 2 MiB over warps)
     if (i < end) dst[i - skew] = src[i - skew];
     return;
   }
