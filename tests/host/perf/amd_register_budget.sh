@@ -36,7 +36,7 @@ clang_major=$(sed -n 's/.*clang version \([0-9]*\).*/\1/p' <<< "$hipv" | head -1
 [ -n "$clang_major" ] && [ -x "/usr/lib/llvm-$clang_major/bin/ld.lld" ] && link+=("-B/usr/lib/llvm-$clang_major/bin")
 grep -qE "HIP version: [1-5]\." <<< "$hipv" && link+=(-Xoffload-linker -plugin-opt=O1)
 objs=()
-for f in device_states device_errors rma_general element_general sync_general; do
+for f in device_states device_errors rma_general element_general sync_general copy_general; do
   "$HIPCC" "${compile[@]}" -DMORI_SHMEM_CHECKS=1 -c "$ROOT/shmem/device/$f.cpp" -o "$f.o"
   objs+=("$f.o")
 done

@@ -38,12 +38,11 @@
 
 namespace mori::shmem::team {
 
-// Largest per-member byte count sent through the LL area. A wave or a block moves 1 KiB in one
-// or two passes (kLlInFlight), far below the pull form's two syncs and remote read. One thread
-// needs 64 passes of 4 loads (an L2 round trip each, ~0.15-0.3 us): at 1 KiB probably no faster
-// than the pull form (a thread's fcollect of 2 x 2 KiB took 14 us pulled, one H200), but the path
-// may depend only on what every member passes alike, not on the scope. An estimate: no
-// crossover has been measured.
+// Largest per-member byte count sent through the LL area. The path may depend only on what every
+// member passes alike, not on the scope, and the scopes disagree (one H200, 2 PEs, NVSHMEM with
+// full MPS support beside it: bench/results/2026-12-02T0050Z_h200x1_mps_final_run_commitd2cb5aa.json):
+// a wave or a block broadcasts 256 B-1 KiB in 1.1-1.4 us, where the pull form takes 3.3-4.6 us at
+// 2-4 KiB (NVSHMEM 2.9-3.3); one thread needs 17 us for 1 KiB, the pull form 8.2 us for 2 KiB.
 constexpr size_t kLlMaxBytes = 1024;
 
 MORI_HOST_DEVICE_INLINE constexpr size_t llWords(size_t bytes) { return bytes ? (bytes + 3) / 4 : 1; }
