@@ -23,7 +23,6 @@ using hipDeviceAttribute_t = cudaDeviceAttr;
 using hipFuncAttributes = cudaFuncAttributes;
 using hipPointerAttribute_t = cudaPointerAttributes;
 using hipFuncAttribute = cudaFuncAttribute;
-using hipLimit_t = cudaLimit;
 
 // ---- constants
 #define hipSuccess cudaSuccess
@@ -55,7 +54,6 @@ using hipLimit_t = cudaLimit;
 #define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
 #define hipMemoryTypeDevice cudaMemoryTypeDevice
 #define hipMemoryTypeHost cudaMemoryTypeHost
-#define hipLimitStackSize cudaLimitStackSize
 #define HIP_SYMBOL(x) x
 
 // ---- forwarders
@@ -70,8 +68,6 @@ inline hipError_t hipGetDeviceCount(int* n) { return cudaGetDeviceCount(n); }
 inline hipError_t hipSetDevice(int d) { return cudaSetDevice(d); }
 inline hipError_t hipGetDevice(int* d) { return cudaGetDevice(d); }
 inline hipError_t hipDeviceSynchronize() { return cudaDeviceSynchronize(); }
-inline hipError_t hipDeviceGetLimit(size_t* v, hipLimit_t l) { return cudaDeviceGetLimit(v, l); }
-inline hipError_t hipDeviceSetLimit(hipLimit_t l, size_t v) { return cudaDeviceSetLimit(l, v); }
 inline hipError_t hipDeviceGetPCIBusId(char* id, int len, int d) { return cudaDeviceGetPCIBusId(id, len, d); }
 inline hipError_t hipDeviceGetByPCIBusId(int* d, const char* id) { return cudaDeviceGetByPCIBusId(d, id); }
 inline hipError_t hipDeviceCanAccessPeer(int* can, int d, int peer) { return cudaDeviceCanAccessPeer(can, d, peer); }
