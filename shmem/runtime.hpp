@@ -76,14 +76,14 @@ void formatDeviceError(const DeviceErrorRecord& r, char* buf, size_t len);
 hipError_t launchQuietKernel(hipStream_t stream);
 hipError_t launchBarrierKernel(hipStream_t stream);
 
-// The warm-up kernel init runs: it uses what every kernel calling the device API uses, device
-// printf (the general paths' error reports) and up to 1 KiB of stack. On NVIDIA the first launch
-// of a kernel that uses printf, in a context where none has run, waits until every running kernel
-// has ended (bench/micro/first_launch_probe.cpp on an H200, with and without MPS: 2.95 s, the
-// spinner's bound; stack alone does not, and one printf kernel run before clears it for all
-// others: bench/results/2026-12-02T0100Z_h200x1_mps_block_put_small_shares.json). A kernel that
-// waits for a kernel of the same process launched after it (a receiver on one stream, its sender
-// on another) would then wait for ever, or until its wait times out.
+// The warm-up kernel init runs, shaped like a kernel calling the device API: device printf (the
+// general paths' error reports) and 1 KiB of stack. The printf is what matters: on NVIDIA the
+// first launch of a kernel that uses printf, in a context where none has run, waits until every
+// running kernel has ended (bench/micro/first_launch_probe.cpp on an H200, with and without MPS:
+// 2.95 s, the spinner's bound), and one printf kernel run before clears it for all others; stack
+// alone never waited (bench/results/2026-12-02T0100Z_h200x1_mps_block_put_small_shares.json). A
+// kernel that waits for a kernel of the same process launched after it (a receiver on one stream,
+// its sender on another) would otherwise wait for ever, or until its wait times out.
 constexpr uint32_t kWarmupStackBytes = 1024;
 hipError_t launchWarmupKernel(hipStream_t stream);
 
