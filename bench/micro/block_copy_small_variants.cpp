@@ -2,8 +2,8 @@
 // CTAs x 1024 threads, 7.9 KB per CTA, one 16-byte element per thread or none) ran at 0.67 of
 // NVSHMEM's figure with PEs sharing one H200, and at par from 4 MiB. Which part of the copy makes
 // the difference? One process, one GPU, a local destination, the shares mori-shmem-perf cuts
-// (tools/perf/work_split.hpp), each CTA copying its share every iteration as the put_bw kernel
-// does. Variants:
+// (tools/perf/work_split.hpp, for multiples of 16 bytes), each CTA copying its share every iteration as the put_bw
+// kernel does. Variants:
 //   library        impl::copyBytes: what putmem_nbi_block runs on the P2P path
 //   library_sync   the same between two __syncthreads, as NVSHMEM's block put is
 //   simple         one 16-byte element per thread per step, no line skew, no unroll: NVSHMEM's loop
@@ -27,7 +27,6 @@
 #include "micro_check.hpp"
 #include "mori/platform/gpu_runtime.hpp"
 #include "mori/shmem/impl/copy.hpp"
-#include "tools/perf/work_split.hpp"
 
 enum Variant {
   kLibrary,
@@ -49,6 +48,14 @@ static const char* kNames[kCount] = {"library",  "library_sync",     "simple",  
                                      "rem_loop", "lib_aligned_only", "lib_no_small",     "lib_no_call"};
 
 namespace impl = mori::shmem::impl;
+
+// CTA u's share of `bytes` (a multiple of 16) cut among `units`: the shares mori-shmem-perf cuts
+// (unitShare in tools/perf/work_split.hpp; bench/ does not include the tool's sources).
+__device__ void cutShare(size_t bytes, size_t units, size_t u, size_t* begin, size_t* len) {
+  const size_t n16 = bytes / 16, first = n16 * u / units, last = n16 * (u + 1) / units;
+  *begin = first * 16;
+  *len = (last - first) * 16;
+}
 
 // copyBytes (impl/copy.hpp) with parts left out, to find the part that costs.
 template <bool kSmall, bool kHeadTail, bool kCall>
@@ -97,7 +104,7 @@ __device__ void remLoopCopy(uint4* dst, const uint4* src, size_t n, int rank, in
 template <int V>
 __global__ void __launch_bounds__(1024) copyKernel(uint8_t* dst, const uint8_t* src, size_t bytes, int iters) {
   size_t begin, len;
-  mori::perf::unitShare(bytes, gridDim.x, blockIdx.x, &begin, &len);
+  cutShare(bytes, gridDim.x, blockIdx.x, &begin, &len);
   const int rank = static_cast<int>(threadIdx.x), size = static_cast<int>(blockDim.x);
   for (int it = 0; it < iters; ++it) {
     if constexpr (V == kLibrarySync || V == kSimpleSync) __syncthreads();
