@@ -49,5 +49,15 @@
 #define MORI_DEVICE_NOINLINE
 #endif
 
+// Loop unrolling hints for code compiled for host and device: the device pass sees the pragma,
+// the host compiler (which does not know it, and warns) does not.
+#if MORI_DEVICE_COMPILE
+#define MORI_UNROLL _Pragma("unroll")
+#define MORI_UNROLL_NONE _Pragma("unroll 1")
+#else
+#define MORI_UNROLL
+#define MORI_UNROLL_NONE
+#endif
+
 #define MORI_LIKELY(...) __builtin_expect(!!(__VA_ARGS__), 1)
 #define MORI_UNLIKELY(...) __builtin_expect(!!(__VA_ARGS__), 0)

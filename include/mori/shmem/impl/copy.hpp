@@ -49,9 +49,10 @@ using Vec16 = uint4;
 // the block put is issue-bound, every warp running every instruction of the call: the 64-bit form
 // took 0.64 us per call on an H200 against NVSHMEM's 0.46; this one 0.41 (block put 1 MiB 0.71 ->
 // 1.06 of NVSHMEM, bench/results/2026-12-02T0100Z_h200x1_mps_block_put_small_shares.json).
+// Host and device: tests/host/device_copy runs every thread's part on the CPU.
 template <int kUnroll, bool kOneWave, typename T>
-MORI_DEVICE_INLINE void copyElements32(T* __restrict__ dst, const T* __restrict__ src, uint32_t n, uint32_t rank,
-                                       uint32_t stride, uint32_t skew) {
+MORI_HOST_DEVICE_INLINE void copyElements32(T* __restrict__ dst, const T* __restrict__ src, uint32_t n, uint32_t rank,
+                                            uint32_t stride, uint32_t skew) {
   const uint32_t end = n + skew;
   uint32_t i = rank;
   if (i < skew) i += stride;
@@ -61,21 +62,21 @@ MORI_DEVICE_INLINE void copyElements32(T* __restrict__ dst, const T* __restrict_
   }
   uint32_t reach = (kUnroll - 1) * stride;
   if constexpr (kOneWave) reach += (skew ? skew + stride : stride) - 1 - i;
-#pragma unroll 1
+  MORI_UNROLL_NONE
   for (; i + reach < end; i += kUnroll * stride) {
     T v[kUnroll];
-#pragma unroll
+    MORI_UNROLL
     for (int u = 0; u < kUnroll; ++u) v[u] = src[i + u * stride - skew];
-#pragma unroll
+    MORI_UNROLL
     for (int u = 0; u < kUnroll; ++u) dst[i + u * stride - skew] = v[u];
   }
   constexpr int kLeft = kOneWave ? kUnroll : kUnroll - 1;  // positions left at most
   if constexpr (kLeft > 0) {                               // loads first here too
     T v[kLeft] = {};
-#pragma unroll
+    MORI_UNROLL
     for (int u = 0; u < kLeft; ++u)
       if (i + u * stride < end) v[u] = src[i + u * stride - skew];
-#pragma unroll
+    MORI_UNROLL
     for (int u = 0; u < kLeft; ++u)
       if (i + u * stride < end) dst[i + u * stride - skew] = v[u];
   }
@@ -86,7 +87,7 @@ MORI_DEVICE_INLINE void copyElements32(T* __restrict__ dst, const T* __restrict_
 constexpr size_t kChunkElements = size_t{1} << 30;
 
 template <int kUnroll = 4, bool kOneWave = false, typename T>
-MORI_DEVICE_INLINE void copyElements(T* dst, const T* src, size_t n, int rank, int size, size_t skew = 0) {
+MORI_HOST_DEVICE_INLINE void copyElements(T* dst, const T* src, size_t n, int rank, int size, size_t skew = 0) {
   do {  // once below kChunkElements (one inlined copy of the loop, not two)
     const size_t m = n < kChunkElements ? n : kChunkElements;
     copyElements32<kUnroll, kOneWave>(dst, src, static_cast<uint32_t>(m), static_cast<uint32_t>(rank),
@@ -97,7 +98,7 @@ MORI_DEVICE_INLINE void copyElements(T* dst, const T* src, size_t n, int rank, i
 
 // The skew that aligns copyElements' position groups with the destination's lines, for elements
 // of 1 << shift bytes starting at dst (0 when the group is smaller than a line's worth).
-MORI_DEVICE_INLINE size_t lineSkew(uintptr_t dst, int shift, int size) {
+MORI_HOST_DEVICE_INLINE size_t lineSkew(uintptr_t dst, int shift, int size) {
   const size_t skew = (dst & (kLineBytes - 1)) >> shift;
   return skew < static_cast<size_t>(size) ? skew : 0;
 }

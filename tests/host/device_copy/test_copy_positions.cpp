@@ -1,0 +1,114 @@
+// impl::copyElements (include/mori/shmem/impl/copy.hpp) on the CPU: every rank of a group calls it
+// in turn, as the threads of a wave or a block do on the GPU, for group sizes of a wave (32, 64)
+// and of blocks (256, 1024), skews from 0 to size - 1, 1, 2 or 4 loads in flight, wave and block
+// mode, and element counts around the group size (none; the one-access path of at most one
+// element per thread; the loop and its remainder). Every destination element must be written
+// exactly once, with its source's value, and nothing around the destination at all.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mori/shmem/impl/copy.hpp"
+
+namespace {
+
+using mori::shmem::impl::copyElements;
+
+// The write counts of the array being checked: [begin, end) and one count per cell.
+struct WriteLog {
+  const void* begin = nullptr;
+  const void* end = nullptr;
+  std::vector<int> writes;
+};
+WriteLog* gLog = nullptr;
+
+// An element that counts the assignments made to it inside gLog's array.
+struct Cell {
+  uint64_t value = 0;
+  MORI_HOST_DEVICE Cell& operator=(const Cell& o) {
+    value = o.value;
+#if !MORI_DEVICE_COMPILE
+    if (gLog && this >= gLog->begin && this < gLog->end)
+      ++gLog->writes[static_cast<size_t>(this - static_cast<const Cell*>(gLog->begin))];
+#endif
+    return *this;
+  }
+};
+
+constexpr size_t kGuard = 37;  // cells before and after the destination
+
+template <int kUnroll, bool kOneWave>
+void checkOne(size_t n, int size, size_t skew, std::mt19937_64& rng) {
+  std::vector<Cell> src(n + 1), arr(n + 2 * kGuard);
+  for (Cell& c : src) c.value = rng();
+  for (Cell& c : arr) c.value = 0xdeadbeefdeadbeefull;
+  WriteLog log;
+  log.begin = arr.data();
+  log.end = arr.data() + arr.size();
+  log.writes.assign(arr.size(), 0);
+  gLog = &log;
+  Cell* dst = arr.data() + kGuard;
+  for (int rank = 0; rank < size; ++rank) copyElements<kUnroll, kOneWave>(dst, src.data(), n, rank, size, skew);
+  gLog = nullptr;
+  const std::string where = "n " + std::to_string(n) + ", size " + std::to_string(size) + ", skew " +
+                            std::to_string(skew) + ", kUnroll " + std::to_string(kUnroll) +
+                            (kOneWave ? ", wave mode" : ", block mode");
+  for (size_t i = 0; i < arr.size(); ++i) {
+    const bool inside = i >= kGuard && i < kGuard + n;
+    if (inside) {
+      ASSERT_EQ(log.writes[i], 1) << "element " << i - kGuard << " written " << log.writes[i] << " times: " << where;
+      ASSERT_EQ(arr[i].value, src[i - kGuard].value) << "element " << i - kGuard << ": " << where;
+    } else {
+      ASSERT_EQ(log.writes[i], 0) << "cell " << static_cast<long long>(i) - static_cast<long long>(kGuard)
+                                  << " outside the destination written: " << where;
+      ASSERT_EQ(arr[i].value, 0xdeadbeefdeadbeefull) << "cell outside the destination changed: " << where;
+    }
+  }
+}
+
+template <int kUnroll, bool kOneWave>
+void sweep(std::mt19937_64& rng) {
+  for (int size : {32, 64, 256, 1024}) {
+    const size_t s = static_cast<size_t>(size);
+    for (size_t skew : {size_t{0}, size_t{1}, size_t{7}, s / 2, s - 1}) {
+      std::vector<size_t> counts = {0,         1,         s - skew - 1, s - skew,      s - skew + 1,    s - 1,
+                                    s,         s + 1,     2 * s - 1,    2 * s,         3 * s + 5,       4 * s,
+                                    4 * s + 1, 5 * s - 1, 7 * s + 3,    8 * s + s / 2, 9 * s + skew + 1};
+      for (int r = 0; r < 3; ++r) counts.push_back(rng() % (12 * s));
+      for (size_t n : counts) checkOne<kUnroll, kOneWave>(n, size, skew, rng);
+    }
+  }
+}
+
+TEST(CopyPositions, EveryElementExactlyOnceBlockMode) {
+  std::mt19937_64 rng(0xc0b1);
+  sweep<1, false>(rng);
+  sweep<2, false>(rng);
+  sweep<4, false>(rng);
+}
+
+TEST(CopyPositions, EveryElementExactlyOnceWaveMode) {
+  std::mt19937_64 rng(0xc0b2);
+  sweep<1, true>(rng);
+  sweep<2, true>(rng);
+  sweep<4, true>(rng);
+}
+
+// The skew groups a wave's positions on whole 128-byte lines of the destination: each group of
+// `size` consecutive positions starts on a line, and the skew is the destination's offset into
+// its line (in elements) when smaller than the group, else 0.
+TEST(CopyPositions, LineSkewIsTheOffsetIntoTheLine) {
+  for (uintptr_t dst = 0x10000; dst < 0x10000 + 256; dst += 16)
+    for (int size : {4, 8, 32, 1024}) {
+      const size_t skew = mori::shmem::impl::lineSkew(dst, 4, size);
+      const size_t offset = (dst & 127) >> 4;
+      EXPECT_EQ(skew, offset < static_cast<size_t>(size) ? offset : 0) << "dst 0x" << std::hex << dst;
+      if (skew) EXPECT_EQ((dst - skew * 16) & 127, 0u) << "dst 0x" << std::hex << dst;
+    }
+  for (uintptr_t dst = 0x20000; dst < 0x20000 + 128; dst += 4)
+    EXPECT_EQ(mori::shmem::impl::lineSkew(dst, 2, 64), (dst & 127) >> 2);
+}
+
+}  // namespace
