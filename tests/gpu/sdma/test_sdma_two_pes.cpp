@@ -288,9 +288,8 @@ TEST(SdmaTwoPes, PutSignalIntoEachOthersMemory) {
   HIP_OK(hipEventCreateWithFlags(&sendDone, hipEventDisableTiming));
   QueueProbe probe(queues->devicePeers()[peerPe], sig);  // before the kernels: it allocates and copies
   // The warm-up kernel mori_shmem_init runs (this test does not init): sendAll uses printf (the
-  // producers' timeout reports), waitAndCheck does not, and launched after waitAndCheck without
-  // it, sendAll waited until waitAndCheck gave up (30 s) in every run on the H200 (sessions 2-4;
-  // shmem/runtime.hpp says why).
+  // producers' timeout reports) and waitAndCheck, launched first, does not; without it sendAll
+  // waits until waitAndCheck gives up (shmem/runtime.hpp says why).
   HIP_OK(shmem::launchWarmupKernel(nullptr));
   HIP_OK(hipDeviceSynchronize());
   MPI_Barrier(MPI_COMM_WORLD);

@@ -8,8 +8,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <type_traits>
-
 #include "mori/platform/device.hpp"
 #include "mori/shmem/impl/device_library.hpp"
 
@@ -46,9 +44,9 @@ using Vec16 = uint4;
 // Positions are 32-bit (kChunkElements at a time): an address is then one multiply-add, not a
 // chain of 64-bit adds and compares, and a share of at most one element per thread takes one
 // predicated access. With one element per thread (a 1 MiB put over 132 blocks of 1024 threads)
-// the block put is issue-bound, every warp running every instruction of the call: the 64-bit form
-// took 0.64 us per call on an H200 against NVSHMEM's 0.46; this one 0.41 (block put 1 MiB 0.71 ->
-// 1.06 of NVSHMEM, bench/results/2026-12-02T0100Z_h200x1_mps_block_put_small_shares.json).
+// the call is issue-bound, every warp running every instruction of it: 0.64 us per call in the
+// 64-bit form on an H200, 0.41 in this one, against NVSHMEM's 0.46
+// (bench/results/2026-12-02T0100Z_h200x1_mps_block_put_small_shares.json).
 // Host and device: tests/host/device_copy runs every thread's part on the CPU.
 template <int kUnroll, bool kOneWave, typename T>
 MORI_HOST_DEVICE_INLINE void copyElements32(T* __restrict__ dst, const T* __restrict__ src, uint32_t n, uint32_t rank,
@@ -144,9 +142,8 @@ MORI_DEVICE_INLINE void copySmall(char* dst, const char* src, size_t n) {
 // tail (under 16 bytes each) through copySmall on two threads; other ends go through the device
 // library's copy (mori_shmemi_copy_unaligned: narrower elements). kOneWave: the threads are one
 // wave (see copyElements).
-// Only the 16-byte path is inline: with all five element widths inline the put_bw block kernel
-// reached the 64-register cap of a 1024-thread launch and spilled (an LDL in every iteration);
-// now 56 registers and no spills.
+// Only the 16-byte path is inline: all five element widths inline took the put_bw block kernel to
+// the 64-register cap of a 1024-thread launch, with spills reloaded in every iteration.
 template <bool kOneWave = false>
 MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, int rank, int size) {
   char* dst = static_cast<char*>(dstv);
