@@ -19,16 +19,7 @@ namespace {
 constexpr int kThreads = 256;
 
 __global__ __launch_bounds__(kThreads) void collectiveKernel(CollectiveArgs a) {
-  switch (a.kind) {
-    case kKindSync: sync<Block>(a.team); break;
-    case kKindSyncRelease: syncRelease<Block>(a.team); break;
-    case kKindBarrier: barrier<Block>(a.team); break;
-    case MORI_SHMEM_COLL_BROADCAST: broadcast<Block>(a.team, a.dest, a.source, a.bytes, a.root); break;
-    case MORI_SHMEM_COLL_FCOLLECT: fcollect<Block>(a.team, a.dest, a.source, a.bytes); break;
-    case MORI_SHMEM_COLL_COLLECT: collect<Block>(a.team, a.dest, a.source, a.bytes); break;
-    case MORI_SHMEM_COLL_ALLTOALL: alltoall<Block>(a.team, a.dest, a.source, a.bytes); break;
-    default: break;
-  }
+  collectiveOf<Block>(a.team, a.kind, a.dest, a.source, a.bytes, a.root);
 }
 
 // The spread form's middle kernel: block b moves its slice of every piece; no syncs.
@@ -75,21 +66,8 @@ hipError_t launchReduce(const CollectiveArgs& a, hipStream_t stream) {
 }
 
 hipError_t launchReduceTyped(const CollectiveArgs& a, hipStream_t stream) {
-  switch (a.dtype) {
-    case MORI_SHMEM_DTYPE_INT8: return launchReduce<int8_t>(a, stream);
-    case MORI_SHMEM_DTYPE_INT16: return launchReduce<int16_t>(a, stream);
-    case MORI_SHMEM_DTYPE_INT32: return launchReduce<int32_t>(a, stream);
-    case MORI_SHMEM_DTYPE_INT64: return launchReduce<int64_t>(a, stream);
-    case MORI_SHMEM_DTYPE_UINT8: return launchReduce<uint8_t>(a, stream);
-    case MORI_SHMEM_DTYPE_UINT16: return launchReduce<uint16_t>(a, stream);
-    case MORI_SHMEM_DTYPE_UINT32: return launchReduce<uint32_t>(a, stream);
-    case MORI_SHMEM_DTYPE_UINT64: return launchReduce<uint64_t>(a, stream);
-    case MORI_SHMEM_DTYPE_FLOAT: return launchReduce<float>(a, stream);
-    case MORI_SHMEM_DTYPE_DOUBLE: return launchReduce<double>(a, stream);
-    case MORI_SHMEM_DTYPE_HALF: return launchReduce<gpu::half>(a, stream);
-    case MORI_SHMEM_DTYPE_BFLOAT16: return launchReduce<gpu::bfloat16>(a, stream);
-    default: return hipErrorInvalidValue;
-  }
+  return withDtype(a.dtype, hipErrorInvalidValue,
+                   [&](auto* type) { return launchReduce<std::remove_pointer_t<decltype(type)>>(a, stream); });
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ namespace mori::shmem::team {
 
 struct CollectiveArgs {
   TeamDevice team;
-  int kind;  // mori_shmem_collective_t, or 0 sync / -1 barrier / -2 sync with release
+  int kind;  // mori_shmem_collective_t, or kKindSync / kKindBarrier / kKindSyncRelease (team_types.hpp)
   void* dest;
   const void* source;
   size_t bytes;   // per PE (broadcast, fcollect, collect, alltoall block)
@@ -22,9 +22,6 @@ struct CollectiveArgs {
   int op;
   int blocks;  // 1: one kernel, one block; more: the spread form (shmem/team_spread.hpp)
 };
-constexpr int kKindSync = 0;
-constexpr int kKindBarrier = -1;
-constexpr int kKindSyncRelease = -2;  // the spread form's entry and exit syncs
 
 hipError_t launchCollective(const CollectiveArgs& args, hipStream_t stream);
 

@@ -7,20 +7,21 @@
  * P2P-connected, else this PE alone) exist from init to finalize. Teams split from a parent are
  * strided subsets of it. A handle is valid on the PEs that are members; at most 32 teams exist at
  * once (the three predefined ones included): their sync areas are preallocated in the symmetric
- * heap at init (about 100 KiB + 64 B per PE each).
+ * heap at init (about 130 KiB + 64 B per PE each).
  *
  * Creation (split_strided, split_2d) is collective over the parent: every parent PE calls it with
  * the same arguments; they are exchanged and checked on every PE, and a disagreement or an invalid
  * argument fails the call on every PE with the same message. PEs outside the new team receive
  * MORI_SHMEM_TEAM_INVALID. destroy is collective over the team.
  *
- * Collectives: every member of the team calls, with the same arguments (root, counts), and at most
- * one collective runs on a team at a time (per PE). dest and source are symmetric (heap or
+ * Collectives: every member of the team calls, with the same arguments (root, counts) and, for the
+ * device forms, at the same scope; at most one collective runs on a team at a time (per PE). dest and source are symmetric (heap or
  * registered). Blocking forms return when the operation is complete on this PE (dest written,
  * source reusable); _on_stream forms enqueue it on `stream` and return. Reductions combine the
  * members' values in team-PE order (0, 1, ..., n-1), so every PE gets bitwise the same result;
  * dest may equal source. broadcast also writes the root's dest. Broadcast, fcollect and alltoall of
- * at most 1 KiB per member move in one step: each member stores its data, tagged with the call,
+ * at most 8 KiB per member from a wave or block, 256 B from one thread (all members' data within
+ * 32 KiB), move in one step: each member stores its data, tagged with the call,
  * into the others' team areas (by RDMA writes to RDMA peers) and copies what it receives into
  * dest. Otherwise, over P2P the data moves by direct loads from the peers' copies; to RDMA peers
  * by gets, with the same results. team_sync is arrival only: it orders no memory (use barrier).
@@ -260,7 +261,7 @@ MORI_SHMEM_REDUCE_FLOAT_TYPES(MORI_SHMEMI_REDUCE_HOST_FLOAT)
 #include "mori/shmem/team/team_types.hpp"
 typedef mori::shmem::team::TeamDevice mori_shmem_team_device_t;
 /* The team's device value for kernel arguments (size 0 when `team` is not live on this PE: the
- * device collectives then trap). */
+ * device collectives then trap). It stands for the team while the team lives. */
 static inline mori_shmem_team_device_t mori_shmem_team_get_device(mori_shmem_team_t team) {
   mori_shmem_team_device_t t{};
   (void)mori_shmemi_team_device(team, &t, sizeof(t));

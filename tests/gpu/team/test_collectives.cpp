@@ -5,9 +5,10 @@
 // thread, warp and block scope, by team handle and by team value, and from the host on a stream.
 // Counts from 1 element to several MiB, odd byte counts, and in-place reductions that span
 // several scratch chunks; host forms small enough for one kernel and large enough to spread over
-// many blocks. Small broadcasts, fcollects and alltoalls (up to kLlMaxBytes per member) take the
-// one-step LL path, larger ones the pull path: both are covered, and back to back in one kernel
-// (and one stream) with fresh data every call, so that stale words from an earlier call show.
+// many blocks. Small broadcasts, fcollects and alltoalls (up to kLlMaxBytesThread or
+// kLlMaxBytesGroup per member, by scope) take the one-step LL path, larger ones the pull path: both are covered, and
+// back to back in one kernel (and one stream) with fresh data every call, so that stale words from an earlier call
+// show.
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,10 +83,10 @@ __global__ void collKernel(mori_shmem_team_t team, mori_shmem_team_device_t valu
 
 using Launch = std::function<void(mori_shmem_team_t, void*, const void*, size_t, int)>;
 
-template <int SC, int KIND, bool BV>
+template <int SC, int KIND, bool BV, int kBlock = kThreads>
 Launch deviceLaunch() {
   return [](mori_shmem_team_t t, void* d, const void* s, size_t bytes, int root) {
-    collKernel<SC, KIND, BV><<<1, kThreads>>>(t, mori_shmem_team_get_device(t), d, s, bytes, root);
+    collKernel<SC, KIND, BV><<<1, kBlock>>>(t, mori_shmem_team_get_device(t), d, s, bytes, root);
     HIP_OK(hipGetLastError());
   };
 }
@@ -164,16 +165,16 @@ bool runData(int kind, mori_shmem_team_t team, size_t bytes, const Launch& launc
   return allTrue(good);
 }
 
-template <int SC, bool BV>
+template <int SC, bool BV, int kBlock = kThreads>
 void dataAllKinds(const std::vector<size_t>& sizes) {
   Teams teams;
-  uint64_t seed = 100 + SC * 10 + BV;
+  uint64_t seed = 100 + SC * 10 + BV + kBlock;
   for (mori_shmem_team_t t : teams.all)
     for (size_t b : sizes) {
-      ASSERT_TRUE(runData(kBroadcast, t, b, deviceLaunch<SC, kBroadcast, BV>(), seed++));
-      ASSERT_TRUE(runData(kFcollect, t, b, deviceLaunch<SC, kFcollect, BV>(), seed++));
-      ASSERT_TRUE(runData(kCollect, t, b, deviceLaunch<SC, kCollect, BV>(), seed++));
-      ASSERT_TRUE(runData(kAlltoall, t, b, deviceLaunch<SC, kAlltoall, BV>(), seed++));
+      ASSERT_TRUE(runData(kBroadcast, t, b, deviceLaunch<SC, kBroadcast, BV, kBlock>(), seed++));
+      ASSERT_TRUE(runData(kFcollect, t, b, deviceLaunch<SC, kFcollect, BV, kBlock>(), seed++));
+      ASSERT_TRUE(runData(kCollect, t, b, deviceLaunch<SC, kCollect, BV, kBlock>(), seed++));
+      ASSERT_TRUE(runData(kAlltoall, t, b, deviceLaunch<SC, kAlltoall, BV, kBlock>(), seed++));
     }
 }
 
@@ -181,6 +182,13 @@ TEST(Collectives, DataBlockScope) { dataAllKinds<2, false>({1, 7, 4093, (1u << 2
 TEST(Collectives, DataBlockScopeByValue) { dataAllKinds<2, true>({5, 65536}); }
 TEST(Collectives, DataWarpScope) { dataAllKinds<1, false>({1, 33, 70001}); }
 TEST(Collectives, DataThreadScope) { dataAllKinds<0, true>({1, 16, 999, 2000}); }
+// A user's kernel without __launch_bounds__ in 1024-thread blocks (it must launch: the collectives'
+// bodies are in the device library, test_register_budget_collectives): the whole block at block
+// scope, one wave of it at warp scope.
+TEST(Collectives, DataIn1024ThreadBlocks) {
+  dataAllKinds<2, false, 1024>({1, 5000, 100003});
+  dataAllKinds<1, true, 1024>({300, 8192});
+}
 
 TEST(Collectives, DataOnStream) {
   Teams teams;
@@ -213,24 +221,26 @@ TEST(Collectives, LargeOnStream) {
 
 // ---- back to back: buffer reuse from one call to the next ---------------------------------------
 // Broadcast (root changing), fcollect and alltoall in turn, one call after the other without a
-// sync between, each on fresh data, sizes changing every call across the LL limit (one-step
-// calls and pull calls alternate; 1024 bytes is LL, 1025 not, at every team size here). Each PE
-// writes its source before each call and checks its dest after it: a word left over from an
-// earlier call (the LL area's half is reused two calls later) or a peer still writing would show
-// as a wrong byte. result[0] counts bad bytes; result[1] keeps the first as
-// iteration << 40 | kind << 32 | byte index.
-constexpr size_t kB2bMaxBytes = 3000;
-constexpr int kB2bSizeCount = 7;
+// sync between, each on fresh data, sizes changing every call across the LL limits (one-step
+// calls and pull calls alternate: at thread scope 256 bytes is LL and 257 not; at wave and block
+// scope 8192 is LL on teams of 2, 4096 on teams of up to 4, 8200 never). Each PE writes its source
+// before each call and checks its dest after it: a word left over from an earlier call (the LL
+// area's half is reused two calls later) or a peer still writing would show as a wrong byte.
+// result[0] counts bad bytes; result[1] keeps the first as iteration << 40 | kind << 32 | byte
+// index.
+constexpr size_t kB2bMaxBytes = 8200;
+constexpr int kB2bSizeCount = 8;
 constexpr int kB2bIters = 2 * 3 * kB2bSizeCount;  // every (kind, size) pair twice
 
 __host__ __device__ inline size_t b2bBytes(int it) {
   switch (it % kB2bSizeCount) {
     case 0: return 1;
     case 1: return 6;
-    case 2: return 64;
+    case 2: return 256;
     case 3: return 257;
-    case 4: return 1024;
-    case 5: return 1025;
+    case 4: return 1025;
+    case 5: return 4096;
+    case 6: return 8192;
     default: return kB2bMaxBytes;
   }
 }
@@ -394,12 +404,16 @@ T valueFor(uint64_t seed, int pe, size_t i, Op op) {
 
 using ReduceLaunch = std::function<void(mori_shmem_team_t, void*, const void*, size_t)>;
 
+// `offset`: dest and source start that many elements into their allocations (misaligned for the
+// reductions' vector loads).
 template <typename T, Op O>
 bool runReduce(mori_shmem_team_t team, size_t n, bool inPlace, const ReduceLaunch& launch, uint64_t seed,
-               const char* what) {
-  T* src = static_cast<T*>(mori_shmem_malloc(n * sizeof(T)));
-  T* dst = inPlace ? src : static_cast<T*>(mori_shmem_malloc(n * sizeof(T)));
-  EXPECT_TRUE(src && dst);
+               const char* what, size_t offset = 0) {
+  T* srcBase = static_cast<T*>(mori_shmem_malloc((n + offset) * sizeof(T)));
+  T* dstBase = inPlace ? srcBase : static_cast<T*>(mori_shmem_malloc((n + offset) * sizeof(T)));
+  EXPECT_TRUE(srcBase && dstBase);
+  T* src = srcBase ? srcBase + offset : nullptr;
+  T* dst = dstBase ? dstBase + offset : nullptr;
   bool good = true;
   const int me = mori_shmem_team_my_pe(team), tn = mori_shmem_team_n_pes(team);
   if (src && dst && me >= 0) {
@@ -421,13 +435,13 @@ bool runReduce(mori_shmem_team_t team, size_t n, bool inPlace, const ReduceLaunc
     }
     if (bad) {
       ADD_FAILURE() << what << " op " << static_cast<int>(O) << " team " << team << " (" << tn << " PEs) n " << n
-                    << (inPlace ? " in place" : "") << ": " << bad << " bad elements, first at " << first
-                    << " on team PE " << me;
+                    << (inPlace ? " in place" : "") << " offset " << offset << ": " << bad << " bad elements, first at "
+                    << first << " on team PE " << me;
       good = false;
     }
   }
-  if (!inPlace) mori_shmem_free(dst);
-  mori_shmem_free(src);
+  if (!inPlace) mori_shmem_free(dstBase);
+  mori_shmem_free(srcBase);
   return allTrue(good);
 }
 
@@ -438,11 +452,12 @@ bool runReduce(mori_shmem_team_t team, size_t n, bool inPlace, const ReduceLaunc
                                                  const T* s, size_t n) {                                               \
     CALL(SC, mori_shmem_##NAME##_##OPNAME##_reduce, d, s, n);                                                          \
   }                                                                                                                    \
-  template <int SC, bool BV>                                                                                           \
+  template <int SC, bool BV, int kBlock = kThreads>                                                                    \
   ReduceLaunch reduceDevice_##NAME##_##OPNAME() {                                                                      \
     return [](mori_shmem_team_t t, void* d, const void* s, size_t n) {                                                 \
       reduceKernel_##NAME##_##OPNAME<SC, BV>                                                                           \
-          <<<1, kThreads>>>(t, mori_shmem_team_get_device(t), static_cast<T*>(d), static_cast<const T*>(s), n);        \
+          <<<1, kBlock>>>(t, mori_shmem_team_get_device(t), static_cast<T*>(d), static_cast<const T*>(s), n);          \
+      HIP_OK(hipGetLastError());                                                                                       \
     };                                                                                                                 \
   }                                                                                                                    \
   ReduceLaunch reduceStream_##NAME##_##OPNAME(hipStream_t stream) {                                                    \
@@ -531,6 +546,26 @@ TEST(Reduce, HalfAndBfloat16) {
   reduceAll_half_min<1>(kSmall, false);
   reduceAll_bfloat16_sum<3>(kSizes, false);
   reduceAll_bfloat16_max<1>(kSmall, false);
+}
+// Kernels in 1024-thread blocks (they must launch), and dest and source misaligned for the
+// direct path's vector loads (element by element then) or aligned with a tail.
+TEST(Reduce, In1024ThreadBlocksAndMisaligned) {
+  Teams teams;
+  uint64_t seed = 9000;
+  for (mori_shmem_team_t t : teams.all) {
+    ASSERT_TRUE(
+        (runReduce<int, Op::Sum>(t, 70001, false, reduceDevice_int_sum<2, false, 1024>(), seed++, "int block")));
+    ASSERT_TRUE(
+        (runReduce<int, Op::Sum>(t, 70001, false, reduceDevice_int_sum<2, false, 1024>(), seed++, "int block", 1)));
+    ASSERT_TRUE(
+        (runReduce<int, Op::Xor>(t, 4097, false, reduceDevice_int_xor<1, true, 1024>(), seed++, "int warp", 3)));
+    ASSERT_TRUE((runReduce<uint8_t, Op::Sum>(t, 1027, false, reduceDevice_uint8_sum<0, false, 1024>(), seed++,
+                                             "uint8 thread", 2)));
+    ASSERT_TRUE((runReduce<mori_shmem_half_t, Op::Sum>(t, 40003, false, reduceDevice_half_sum<2, true, 1024>(), seed++,
+                                                       "half block", 1)));
+    ASSERT_TRUE((runReduce<double, Op::Min>(t, 999, false, reduceDevice_double_min<0, false, 1024>(), seed++,
+                                            "double thread", 1)));
+  }
 }
 // dest == source: staged through the scratch in chunks (65537 ints: several chunks).
 TEST(Reduce, InPlace) {

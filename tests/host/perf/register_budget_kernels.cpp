@@ -1,7 +1,7 @@
 // Kernels for test_register_budget: what a user writes, built as a user's program is (through
 // mori::shmem, nvcc defaults, no __launch_bounds__, no register flags). Each body is one device
-// operation; every kernel must fit a 1024-thread block with registers to spare (the budget: 40,
-// NVSHMEM's kernels use 32) and keep no local memory of its own. check_register_budget.py reads
+// operation; every kernel must fit a 1024-thread block, the point-to-point ones with registers to
+// spare (the budget: 40, NVSHMEM's kernels use 32) and keep no local memory of its own. check_register_budget.py reads
 // the linked program's GPU code; the program is never run.
 #include "mori/shmem.h"
 
@@ -50,6 +50,26 @@ __global__ void gLoop(uint64_t* dst, const uint64_t* src, size_t n, int pe, int 
   for (int i = 0; i < iters; ++i)
     for (size_t j = tid; j < n; j += threads) dst[j] += mori_shmem_uint64_g(src + j, pe);
 }
+
+// Team collectives by handle and by value: each kernel calls one, whose body is in the device
+// library (its own cap: 64 registers, test_register_budget_collectives).
+__global__ void intSumReduceThread(mori_shmem_team_t team, int* dst, const int* src, size_t n) {
+  mori_shmem_int_sum_reduce_thread(team, dst, src, n);
+}
+__global__ void halfSumReduceBlock(mori_shmem_team_device_t team, mori_shmem_half_t* dst, const mori_shmem_half_t* src,
+                                   size_t n) {
+  mori_shmem_half_sum_reduce_block(team, dst, src, n);
+}
+__global__ void fcollectWarp(mori_shmem_team_t team, void* dst, const void* src, size_t bytes) {
+  mori_shmem_fcollectmem_warp(team, dst, src, bytes);
+}
+__global__ void broadcastThread(mori_shmem_team_device_t team, void* dst, const void* src, size_t bytes, int root) {
+  mori_shmem_broadcastmem_thread(team, dst, src, bytes, root);
+}
+__global__ void alltoallBlock(mori_shmem_team_t team, void* dst, const void* src, size_t bytes) {
+  mori_shmem_alltoallmem_block(team, dst, src, bytes);
+}
+__global__ void barrierWarp(mori_shmem_team_t team) { mori_shmem_barrier_warp(team); }
 
 // A program calls the host API; the kernels need no launch to be checked.
 int main() { return mori_shmem_device_error(nullptr, 0); }

@@ -62,6 +62,21 @@ __device__ void mori_shmemi_sync_all_rounds(void);
 // of `size` (one wave if oneWave) copies its part of [src, src + bytes) to dst with the widest
 // element both ends share.
 __device__ void mori_shmemi_copy_unaligned(void* dst, const void* src, size_t bytes, int rank, int size, int oneWave);
+// The team collectives (mori/shmem/team/device_api.hpp), every thread of the scope calling, on
+// the live team `team` (a handle: the entry is read from this PE's table, and a handle of no live
+// team stops the kernel naming it): the syncs and data collectives by kind (team::collectiveOf),
+// and the reductions by element type (MORI_SHMEM_DTYPE_*) and operation (MORI_SHMEM_REDUCE_*).
+// Out of line so that a kernel calling one stays within a register budget (inline, a warp
+// fcollect made a user's kernel 82 registers, too many for a 1024-thread block); nine parameter
+// words, which the calling convention passes in registers (more went through the caller's stack).
+#define MORI_SHMEMI_TEAM_ENTRIES(SC)                                                                                 \
+  __device__ void mori_shmemi_team_collective_##SC(int team, int kind, void* dest, const void* source, size_t bytes, \
+                                                   int root);                                                        \
+  __device__ void mori_shmemi_team_reduce_##SC(int team, void* dest, const void* source, size_t n, int dtype, int op);
+MORI_SHMEMI_TEAM_ENTRIES(thread)
+MORI_SHMEMI_TEAM_ENTRIES(warp)
+MORI_SHMEMI_TEAM_ENTRIES(block)
+#undef MORI_SHMEMI_TEAM_ENTRIES
 // The registered region (index >= 1) that holds `addr`, or null.
 __device__ const mori::shmem::Region* mori_shmemi_find_region(uint64_t addr);
 // Stop the kernel: the module is not bound / pe is out of range / a wait_until-style wait

@@ -6,6 +6,8 @@
 // code there that still costs the calling kernel registers.
 #pragma once
 
+#include <type_traits>
+
 #include "mori/platform/wave.hpp"
 
 #if MORI_GPU_COMPILER
@@ -50,6 +52,10 @@ struct Block {
   }
   MORI_DEVICE_INLINE static void quiet() { mori_shmem_quiet_block(); }
 };
+
+// Whether the scope is one thread (a collective's path may depend on it: ll_exchange.hpp).
+template <class S>
+constexpr bool kOneThread = std::is_same_v<S, Thread>;
 
 }  // namespace mori::shmem::team
 #endif

@@ -3,10 +3,13 @@
  *
  * Every collective takes the team first, as a handle (mori_shmem_team_t: looked up in this PE's
  * team table, trapping with a message when it is not a live team of this PE) or as the team's
- * device value (mori_shmem_team_device_t from mori_shmem_team_get_device(), a kernel argument:
- * no lookup). Scopes as in the point-to-point API: _thread (one thread), _warp (every lane of the
- * wave), _block (every thread of the block), with identical arguments. Every member of the team
- * calls; one collective runs on a team at a time per PE. Contracts in mori/shmem_team.h.
+ * device value (mori_shmem_team_device_t from mori_shmem_team_get_device(), a kernel argument;
+ * it stands for its team while the team lives). Scopes as in the point-to-point API: _thread (one
+ * thread), _warp (every lane of the wave), _block (every thread of the block), with identical
+ * arguments. Every member of the team calls, at the same scope (the path a collective takes
+ * depends on it, as in NVSHMEM); one collective runs on a team at a time per PE. The bodies are in
+ * the device library: a kernel that calls one takes at most 64 registers (NVIDIA), so 1024-thread
+ * blocks launch. Contracts in mori/shmem_team.h.
  *
  *   mori_shmem_barrier_<scope>(team)          quiet, then sync
  *   mori_shmem_team_sync_<scope>(team)        arrival of every member (orders no memory)
@@ -28,8 +31,57 @@
 #include "mori/shmem_team.h"  // the type lists and host forms (mori/shmem.h may include us first)
 
 namespace mori::shmem::team {
-MORI_DEVICE_INLINE TeamDevice asTeam(mori_shmem_team_t handle) { return teamOf(handle); }
-MORI_DEVICE_INLINE const TeamDevice& asTeam(const TeamDevice& t) { return t; }
+// The handle the device library's collectives take: a handle as it is; a value's own (the
+// library reads the team's entry in this PE's table, as for a handle: a call passes one word,
+// where a 40-byte value went through the calling kernel's stack). A value stands for its team
+// while the team lives; a value of no live team (mori_shmem_team_get_device failed) stops here.
+MORI_DEVICE_INLINE int32_t asTeam(mori_shmem_team_t handle) { return handle; }
+MORI_DEVICE_INLINE int32_t asTeam(const TeamDevice& t) {
+  if (MORI_UNLIKELY(t.size <= 0)) failTeam(t.handle, "a team value of no live team of this PE");
+  return t.handle;
+}
+
+// The syncs and data collectives by kind (kKindSync, kKindBarrier, kKindSyncRelease, or a
+// MORI_SHMEM_COLL_* other than reduce), at scope S: the device library's bodies
+// (shmem/device/team_general.cpp) and the host forms' kernel (shmem/team_kernels.cpp).
+template <class S>
+MORI_DEVICE_INLINE void collectiveOf(const TeamDevice& t, int kind, void* dest, const void* source, size_t bytes,
+                                     int root) {
+  switch (kind) {
+    case kKindSync: sync<S>(t); break;
+    case kKindSyncRelease: syncRelease<S>(t); break;
+    case kKindBarrier: barrier<S>(t); break;
+    case MORI_SHMEM_COLL_BROADCAST: broadcast<S>(t, dest, source, bytes, root); break;
+    case MORI_SHMEM_COLL_FCOLLECT: fcollect<S>(t, dest, source, bytes); break;
+    case MORI_SHMEM_COLL_COLLECT: collect<S>(t, dest, source, bytes); break;
+    case MORI_SHMEM_COLL_ALLTOALL: alltoall<S>(t, dest, source, bytes); break;
+    default: break;
+  }
+}
+
+// f(static_cast<T*>(nullptr)) for the element type T of dtype (MORI_SHMEM_DTYPE_*); `otherwise`
+// for a value that names none. Host or device, as f is (nvcc checks the call per instantiation).
+#if defined(__NVCC__)
+#pragma nv_exec_check_disable
+#endif
+template <class R, class F>
+MORI_HOST_DEVICE_INLINE R withDtype(int dtype, R otherwise, F&& f) {
+  switch (dtype) {
+    case MORI_SHMEM_DTYPE_INT8: return f(static_cast<int8_t*>(nullptr));
+    case MORI_SHMEM_DTYPE_INT16: return f(static_cast<int16_t*>(nullptr));
+    case MORI_SHMEM_DTYPE_INT32: return f(static_cast<int32_t*>(nullptr));
+    case MORI_SHMEM_DTYPE_INT64: return f(static_cast<int64_t*>(nullptr));
+    case MORI_SHMEM_DTYPE_UINT8: return f(static_cast<uint8_t*>(nullptr));
+    case MORI_SHMEM_DTYPE_UINT16: return f(static_cast<uint16_t*>(nullptr));
+    case MORI_SHMEM_DTYPE_UINT32: return f(static_cast<uint32_t*>(nullptr));
+    case MORI_SHMEM_DTYPE_UINT64: return f(static_cast<uint64_t*>(nullptr));
+    case MORI_SHMEM_DTYPE_FLOAT: return f(static_cast<float*>(nullptr));
+    case MORI_SHMEM_DTYPE_DOUBLE: return f(static_cast<double*>(nullptr));
+    case MORI_SHMEM_DTYPE_HALF: return f(static_cast<gpu::half*>(nullptr));
+    case MORI_SHMEM_DTYPE_BFLOAT16: return f(static_cast<gpu::bfloat16*>(nullptr));
+    default: return otherwise;
+  }
+}
 }  // namespace mori::shmem::team
 
 #define MORI_SHMEMI_TEAM_NS ::mori::shmem::team
@@ -39,38 +91,43 @@ MORI_DEVICE_INLINE const TeamDevice& asTeam(const TeamDevice& t) { return t; }
 // includes the device API cheap to compile.
 #define MORI_SHMEMI_TEAM_ARGS(X, ...) X(Team, __VA_ARGS__)
 
-#define MORI_SHMEMI_TEAM_UNTYPED(TEAM, SC, S)                                                                      \
-  template <typename Team>                                                                                         \
-  MORI_SHMEM_DEVICE int mori_shmem_barrier_##SC(TEAM team) {                                                       \
-    MORI_SHMEMI_TEAM_NS::barrier<MORI_SHMEMI_TEAM_NS::S>(MORI_SHMEMI_TEAM_NS::asTeam(team));                       \
-    return 0;                                                                                                      \
-  }                                                                                                                \
-  template <typename Team>                                                                                         \
-  MORI_SHMEM_DEVICE int mori_shmem_team_sync_##SC(TEAM team) {                                                     \
-    MORI_SHMEMI_TEAM_NS::sync<MORI_SHMEMI_TEAM_NS::S>(MORI_SHMEMI_TEAM_NS::asTeam(team));                          \
-    return 0;                                                                                                      \
-  }                                                                                                                \
-  template <typename Team>                                                                                         \
-  MORI_SHMEM_DEVICE int mori_shmem_broadcastmem_##SC(TEAM team, void* dest, const void* source, size_t bytes,      \
-                                                     int root) {                                                   \
-    MORI_SHMEMI_TEAM_NS::broadcast<MORI_SHMEMI_TEAM_NS::S>(MORI_SHMEMI_TEAM_NS::asTeam(team), dest, source, bytes, \
-                                                           root);                                                  \
-    return 0;                                                                                                      \
-  }                                                                                                                \
-  template <typename Team>                                                                                         \
-  MORI_SHMEM_DEVICE int mori_shmem_fcollectmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) {     \
-    MORI_SHMEMI_TEAM_NS::fcollect<MORI_SHMEMI_TEAM_NS::S>(MORI_SHMEMI_TEAM_NS::asTeam(team), dest, source, bytes); \
-    return 0;                                                                                                      \
-  }                                                                                                                \
-  template <typename Team>                                                                                         \
-  MORI_SHMEM_DEVICE int mori_shmem_collectmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) {      \
-    MORI_SHMEMI_TEAM_NS::collect<MORI_SHMEMI_TEAM_NS::S>(MORI_SHMEMI_TEAM_NS::asTeam(team), dest, source, bytes);  \
-    return 0;                                                                                                      \
-  }                                                                                                                \
-  template <typename Team>                                                                                         \
-  MORI_SHMEM_DEVICE int mori_shmem_alltoallmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) {     \
-    MORI_SHMEMI_TEAM_NS::alltoall<MORI_SHMEMI_TEAM_NS::S>(MORI_SHMEMI_TEAM_NS::asTeam(team), dest, source, bytes); \
-    return 0;                                                                                                      \
+#define MORI_SHMEMI_TEAM_UNTYPED(TEAM, SC, S)                                                                          \
+  template <typename Team>                                                                                             \
+  MORI_SHMEM_DEVICE int mori_shmem_barrier_##SC(TEAM team) {                                                           \
+    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::asTeam(team), MORI_SHMEMI_TEAM_NS::kKindBarrier, nullptr,    \
+                                     nullptr, 0, 0);                                                                   \
+    return 0;                                                                                                          \
+  }                                                                                                                    \
+  template <typename Team>                                                                                             \
+  MORI_SHMEM_DEVICE int mori_shmem_team_sync_##SC(TEAM team) {                                                         \
+    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::asTeam(team), MORI_SHMEMI_TEAM_NS::kKindSync, nullptr,       \
+                                     nullptr, 0, 0);                                                                   \
+    return 0;                                                                                                          \
+  }                                                                                                                    \
+  template <typename Team>                                                                                             \
+  MORI_SHMEM_DEVICE int mori_shmem_broadcastmem_##SC(TEAM team, void* dest, const void* source, size_t bytes,          \
+                                                     int root) {                                                       \
+    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::asTeam(team), MORI_SHMEM_COLL_BROADCAST, dest, source,       \
+                                     bytes, root);                                                                     \
+    return 0;                                                                                                          \
+  }                                                                                                                    \
+  template <typename Team>                                                                                             \
+  MORI_SHMEM_DEVICE int mori_shmem_fcollectmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) {         \
+    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::asTeam(team), MORI_SHMEM_COLL_FCOLLECT, dest, source, bytes, \
+                                     0);                                                                               \
+    return 0;                                                                                                          \
+  }                                                                                                                    \
+  template <typename Team>                                                                                             \
+  MORI_SHMEM_DEVICE int mori_shmem_collectmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) {          \
+    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::asTeam(team), MORI_SHMEM_COLL_COLLECT, dest, source, bytes,  \
+                                     0);                                                                               \
+    return 0;                                                                                                          \
+  }                                                                                                                    \
+  template <typename Team>                                                                                             \
+  MORI_SHMEM_DEVICE int mori_shmem_alltoallmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) {         \
+    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::asTeam(team), MORI_SHMEM_COLL_ALLTOALL, dest, source, bytes, \
+                                     0);                                                                               \
+    return 0;                                                                                                          \
   }
 #define MORI_SHMEMI_TEAM_UNTYPED_SCOPE(SC, S) MORI_SHMEMI_TEAM_ARGS(MORI_SHMEMI_TEAM_UNTYPED, SC, S)
 MORI_SHMEMI_TEAM_SCOPES(MORI_SHMEMI_TEAM_UNTYPED_SCOPE)
@@ -107,18 +164,17 @@ typedef mori::gpu::bfloat16 mori_shmem_bfloat16_t;
   X(half, mori_shmem_half_t, MORI_SHMEM_DTYPE_HALF) X(bfloat16, mori_shmem_bfloat16_t, MORI_SHMEM_DTYPE_BFLOAT16)
 MORI_SHMEM_REDUCE_HALF_TYPES(MORI_SHMEMI_REDUCE_HOST_FLOAT)
 
-#define MORI_SHMEMI_TEAM_REDUCE(TEAM, NAME, T, OPNAME, OP, SC, S)                                       \
+#define MORI_SHMEMI_TEAM_REDUCE(TEAM, NAME, T, DT, OPNAME, OP, SC)                                      \
   template <typename Team>                                                                              \
   MORI_SHMEM_DEVICE int mori_shmem_##NAME##_##OPNAME##_reduce_##SC(TEAM team, T* dest, const T* source, \
                                                                    size_t nreduce) {                    \
-    MORI_SHMEMI_TEAM_NS::reduce<MORI_SHMEMI_TEAM_NS::S, static_cast<MORI_SHMEMI_TEAM_NS::Op>(OP), T>(   \
-        MORI_SHMEMI_TEAM_NS::asTeam(team), dest, source, nreduce);                                      \
+    mori_shmemi_team_reduce_##SC(MORI_SHMEMI_TEAM_NS::asTeam(team), dest, source, nreduce, DT, OP);     \
     return 0;                                                                                           \
   }
-#define MORI_SHMEMI_TEAM_REDUCE_OP(NAME, T, DT, OPNAME, OP)                           \
-  MORI_SHMEMI_TEAM_ARGS(MORI_SHMEMI_TEAM_REDUCE, NAME, T, OPNAME, OP, thread, Thread) \
-  MORI_SHMEMI_TEAM_ARGS(MORI_SHMEMI_TEAM_REDUCE, NAME, T, OPNAME, OP, warp, Warp)     \
-  MORI_SHMEMI_TEAM_ARGS(MORI_SHMEMI_TEAM_REDUCE, NAME, T, OPNAME, OP, block, Block)
+#define MORI_SHMEMI_TEAM_REDUCE_OP(NAME, T, DT, OPNAME, OP)                       \
+  MORI_SHMEMI_TEAM_ARGS(MORI_SHMEMI_TEAM_REDUCE, NAME, T, DT, OPNAME, OP, thread) \
+  MORI_SHMEMI_TEAM_ARGS(MORI_SHMEMI_TEAM_REDUCE, NAME, T, DT, OPNAME, OP, warp)   \
+  MORI_SHMEMI_TEAM_ARGS(MORI_SHMEMI_TEAM_REDUCE, NAME, T, DT, OPNAME, OP, block)
 #define MORI_SHMEMI_TEAM_REDUCE_INT(NAME, T, DT)                       \
   MORI_SHMEM_REDUCE_ARITH_OPS(MORI_SHMEMI_TEAM_REDUCE_OP, NAME, T, DT) \
   MORI_SHMEM_REDUCE_BIT_OPS(MORI_SHMEMI_TEAM_REDUCE_OP, NAME, T, DT)

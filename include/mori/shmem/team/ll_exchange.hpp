@@ -38,20 +38,28 @@
 
 namespace mori::shmem::team {
 
-// Largest per-member byte count sent through the LL area. The path may depend only on what every
-// member passes alike, not on the scope, and the scopes disagree (one H200, 2 PEs, NVSHMEM with
-// full MPS support beside it: bench/results/2026-12-02T0050Z_h200x1_mps_final_run_commitd2cb5aa.json):
-// a wave or a block broadcasts 256 B-1 KiB in 1.1-1.4 us, where the pull form takes 3.3-4.6 us at
-// 2-4 KiB (NVSHMEM 2.9-3.3); one thread needs 17 us for 1 KiB, the pull form 8.2 us for 2 KiB.
-constexpr size_t kLlMaxBytes = 1024;
+// Largest per-member byte count sent through the LL area, by the scope of the call: one thread, or
+// a wave or block (a "group"). The path depends on the scope, so every member of a collective call
+// calls it at the same scope (NVSHMEM's device fcollect also picks its algorithm by scope: no LL
+// for one thread); members at different scopes wait for each other until the wait timeout reports
+// it. Crossovers on one H200, 2 PEs, NVSHMEM with full MPS support beside it
+// (bench/results/2026-12-02T0050Z_h200x1_mps_final_run_commitd2cb5aa.json): a wave or a block
+// broadcasts 256 B-1 KiB by LL in 1.1-1.4 us, where the pull form takes 3.3-4.6 us at 2-8 KiB
+// (NVSHMEM 2.9-3.5); one thread's LL fcollect takes 3.1 us at 256 B but 5.4 us at 512 B and
+// 9.9 us at 1 KiB, where the pull form pays two syncs and one thread's remote read (13.9 us for
+// 4 KiB).
+constexpr size_t kLlMaxBytesThread = 256;
+constexpr size_t kLlMaxBytesGroup = 8192;
 
 MORI_HOST_DEVICE_INLINE constexpr size_t llWords(size_t bytes) { return bytes ? (bytes + 3) / 4 : 1; }
 // Bytes of one member's region, in whole 16-byte units.
 MORI_HOST_DEVICE_INLINE constexpr size_t llStride(size_t bytes) { return alignUp(llWords(bytes) * 8, 16); }
-// Whether a collective of `bytes` per member on a team of `members` takes the LL path. Depends only
-// on arguments every member passes alike, so every member takes the same path.
-MORI_HOST_DEVICE_INLINE constexpr bool llApplies(size_t bytes, int members) {
-  return bytes <= kLlMaxBytes && static_cast<size_t>(members) * llStride(bytes) <= kLlHalfBytes;
+// Whether a collective of `bytes` per member on a team of `members`, called by one thread
+// (`oneThread`) or by a wave or block, takes the LL path. Depends only on arguments every member
+// passes alike and on the scope, so every member takes the same path.
+MORI_HOST_DEVICE_INLINE constexpr bool llApplies(size_t bytes, int members, bool oneThread) {
+  return bytes <= (oneThread ? kLlMaxBytesThread : kLlMaxBytesGroup) &&
+         static_cast<size_t>(members) * llStride(bytes) <= kLlHalfBytes;
 }
 static_assert(2 * kLlHalfBytes <= kScratchBytes, "alltoall stages a half's worth of words per parity in the scratch");
 // The call count after `count`: never zero in its low 32 bits (the tag), parity alternating.
@@ -61,9 +69,13 @@ MORI_HOST_DEVICE_INLINE constexpr uint64_t llNextCount(uint64_t count) {
 static_assert(llNextCount(0) == 1 && llNextCount(0xfffffffeull) == 0xffffffffull &&
                   llNextCount(0xffffffffull) == 0x100000002ull,
               "tags skip 0 and halves alternate across the wrap");
-static_assert(llApplies(0, 2) && llApplies(kLlMaxBytes, 8) && !llApplies(kLlMaxBytes, 9) &&
-                  !llApplies(kLlMaxBytes + 1, 2) && llApplies(16, 512) && !llApplies(16, 513),
-              "the LL limits: 1 KiB per member, and every member's region in one half");
+static_assert(llApplies(0, 2, true) && llApplies(kLlMaxBytesThread, 64, true) &&
+                  !llApplies(kLlMaxBytesThread + 1, 2, true) && llApplies(kLlMaxBytesGroup, 2, false) &&
+                  !llApplies(kLlMaxBytesGroup, 3, false) && !llApplies(kLlMaxBytesGroup + 1, 2, false) &&
+                  llApplies(4096, 4, false) && llApplies(1024, 16, false) && llApplies(16, 1024, true) &&
+                  !llApplies(16, 1025, false),
+              "the LL limits: 256 B per member for one thread, 8 KiB for a wave or block, and every member's "
+              "region in one half");
 
 }  // namespace mori::shmem::team
 
@@ -208,11 +220,11 @@ enum class LlOp { Broadcast, Fcollect, Alltoall };
 
 // The LL form of broadcast (dest <- root's source), fcollect (dest block j <- member j's
 // source) and alltoall (dest block j <- member j's source block <my index>), blocks of `bytes`;
-// llApplies(bytes, t.size) on every member. `root` is read for broadcasts only.
+// llApplies(bytes, t.size, <S is Thread>) on every member. `root` is read for broadcasts only.
 template <class S>
 MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, const void* source, size_t bytesIn,
                                    int root) {
-  const uint32_t bytes = static_cast<uint32_t>(bytesIn);  // at most kLlMaxBytes
+  const uint32_t bytes = static_cast<uint32_t>(bytesIn);  // at most kLlMaxBytesGroup
   uint64_t* countWord = reinterpret_cast<uint64_t*>(t.slot + kLlEpochOffset);
   S::sync();  // the scope's writes of source are done; the previous call's count is stored
   const uint64_t count = llNextCount(*countWord);

@@ -14,6 +14,12 @@ namespace mori::shmem::team {
 constexpr int kMaxTeams = 32;
 constexpr int kPredefinedTeams = 3;
 
+// What a collective call does, beside the data collectives' MORI_SHMEM_COLL_* (mori/shmem_team.h):
+// the team sync, the barrier, and the sync with release that brackets the host's spread form.
+constexpr int kKindSync = 0;
+constexpr int kKindBarrier = -1;
+constexpr int kKindSyncRelease = -2;
+
 // A team as device code uses it: a value (trivially copyable, kernel-argument sized). Members are
 // world PEs start + i*stride, or members[i] when the set is not an arithmetic progression (NODE
 // on a host whose PEs are interleaved with another host's).
@@ -44,7 +50,7 @@ constexpr size_t kCountOffset = kFlagsOffset + kMaxRounds * 8;  // 576
 constexpr size_t kExchangeOffset = 1024;
 constexpr size_t kExchangeRecord = 64;
 constexpr size_t kScratchBytes = 64 * 1024;
-constexpr size_t kLlHalfBytes = 16 * 1024;
+constexpr size_t kLlHalfBytes = 32 * 1024;
 
 MORI_HOST_DEVICE_INLINE constexpr size_t alignUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
 MORI_HOST_DEVICE_INLINE constexpr size_t scratchOffset(int nPes) {

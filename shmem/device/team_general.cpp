@@ -1,0 +1,27 @@
+// The team collectives' bodies (device library, declared in mori/shmem/impl/device_library.hpp):
+// the device API's collectives call these, one entry per scope for the syncs and data
+// collectives and one for the reductions, the element type and the operation chosen per call (a
+// uniform switch per element of a memory-bound loop, as in the host forms' kernels). Compiled
+// with a register cap of their own (CMakeLists.txt next to this file).
+#include "mori/shmem.h"
+#include "shmem/device/general_path.hpp"
+
+using namespace mori::shmem::team;
+
+#define MORI_TEAM_GENERAL(SC, S)                                                                                     \
+  extern "C" MORI_LIB_NOINLINE void mori_shmemi_team_collective_##SC(int team, int kind, void* dest,                 \
+                                                                     const void* source, size_t bytes, int root) {   \
+    collectiveOf<S>(teamOf(team), kind, dest, source, bytes, root);                                                  \
+  }                                                                                                                  \
+  extern "C" MORI_LIB_NOINLINE void mori_shmemi_team_reduce_##SC(int team, void* dest, const void* source, size_t n, \
+                                                                 int dtype, int op) {                                \
+    const TeamDevice t = teamOf(team);                                                                               \
+    withDtype(dtype, 0, [&](auto* type) {                                                                            \
+      using T = std::remove_pointer_t<decltype(type)>;                                                               \
+      reduceWith<S>(t, static_cast<T*>(dest), static_cast<const T*>(source), n, AnyOp{static_cast<Op>(op)});         \
+      return 0;                                                                                                      \
+    });                                                                                                              \
+  }
+MORI_TEAM_GENERAL(thread, Thread)
+MORI_TEAM_GENERAL(warp, Warp)
+MORI_TEAM_GENERAL(block, Block)
