@@ -9,6 +9,9 @@
 #      needs the percentages to add up to 100 or less). The _ll rows sweep 256 B-16 KiB by factors
 #      of 2 across the one-step (LL) limits: 256 B for one thread, 8 KiB for a wave or block.
 #   T: the Triton checks (phase T of 2026-12-01_device_runs_s2.sh), bitcode carried at .bitcode.
+#   V: prebuilt perf binaries carried at build-probe (v1, v2, ...: mori-shmem-perf with its
+#      libraries; mori-shmem-perf-nvshmem), each in turn, 3 times: the small device collectives'
+#      latency, with the MPS percentages of K.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -49,5 +52,24 @@ LIST
   (cd "$OUT" && tar -czf jobK.tgz jobK && rm -rf jobK)
   ;;
 T) exec bench/results/2026-12-01_device_runs_s2.sh T ;;
+V)
+  . tools/mps.sh
+  mps_start
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
+  nv=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nvshmem/lib
+  for rep in 1 2 3; do
+    for b in ${VARIANTS:-v1 v2} nvshmem; do
+      if [ $b = nvshmem ]; then bin=$PWD/build-probe/mori-shmem-perf-nvshmem d=$nv; else bin=$PWD/build-probe/$b/mori-shmem-perf d=$PWD/build-probe/$b; fi
+      for t in "sync_latency -s all -n 1000 -w 100" "barrier_latency -s all -n 1000 -w 100" \
+        "reduction_latency -d float -s all -b 4 -e 1K -f 16 -n 200 -w 20" \
+        "fcollect_latency -s all -b 256 -e 1K -f 4 -n 200 -w 20" "bcast_latency -s all -b 256 -e 8K -f 32 -n 200 -w 20"; do
+        LD_LIBRARY_PATH=$d:$nv timeout 60 mpirun -np 2 -x LD_LIBRARY_PATH -x CUDA_MPS_ACTIVE_THREAD_PERCENTAGE \
+          "$bin" $t < /dev/null > "$OUT/v.log" 2>&1
+        grep '&&&& PERF' "$OUT/v.log" | sed "s|^|$b rep$rep |"
+      done
+    done
+  done | tee "$OUT/v_all.txt"
+  mps_stop
+  ;;
 *) echo "unknown phase $phase"; exit 2 ;;
 esac

@@ -136,8 +136,14 @@ function(mori_add_device_bitcode)
       get_filename_component(_name ${_src} NAME_WE)
       set(_defs "")
       if(NOT _src MATCHES "^bitcode/")
-        # checks as the device library (CMakeLists.txt next to this folder); renamed general paths
-        set(_defs -DMORI_SHMEM_CHECKS=1 ${_renames})
+        # definitions (the checks) as in the device library (CMakeLists.txt next to this folder);
+        # renamed general paths
+        get_source_file_property(_src_defs ${_src} COMPILE_DEFINITIONS)
+        if(_src_defs)
+          list(TRANSFORM _src_defs PREPEND -D)
+          list(APPEND _defs ${_src_defs})
+        endif()
+        list(APPEND _defs ${_renames})
       endif()
       add_custom_command(
         OUTPUT ${_objdir}/${_name}.bc

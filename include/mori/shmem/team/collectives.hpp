@@ -250,14 +250,15 @@ MORI_DEVICE_INLINE void reduceDirect(const TeamDevice& t, T* dest, const T* sour
         if (u + k * size < units) acc[k] = reinterpret_cast<const L*>(src[0])[u + k * size];
 #pragma unroll
       for (int j = 1; j < kOnePassMembers; ++j) {
-        if (j >= t.size) break;
+        if (j < t.size) {
 #pragma unroll
-        for (int k = 0; k < kReduceUnits; ++k)
-          if (u + k * size < units) v[k] = reinterpret_cast<const L*>(src[j])[u + k * size];
+          for (int k = 0; k < kReduceUnits; ++k)
+            if (u + k * size < units) v[k] = reinterpret_cast<const L*>(src[j])[u + k * size];
 #pragma unroll
-        for (int k = 0; k < kReduceUnits; ++k)
+          for (int k = 0; k < kReduceUnits; ++k)
 #pragma unroll
-          for (int l = 0; l < L::kCount; ++l) acc[k].v[l] = combineOp(acc[k].v[l], v[k].v[l]);
+            for (int l = 0; l < L::kCount; ++l) acc[k].v[l] = combineOp(acc[k].v[l], v[k].v[l]);
+        }
       }
 #pragma unroll
       for (int k = 0; k < kReduceUnits; ++k)

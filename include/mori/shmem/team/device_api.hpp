@@ -7,9 +7,11 @@
  * it stands for its team while the team lives). Scopes as in the point-to-point API: _thread (one
  * thread), _warp (every lane of the wave), _block (every thread of the block), with identical
  * arguments. Every member of the team calls, at the same scope (the path a collective takes
- * depends on it, as in NVSHMEM); one collective runs on a team at a time per PE. The bodies are in
- * the device library: a kernel that calls one takes at most 64 registers (NVIDIA), so 1024-thread
- * blocks launch. Contracts in mori/shmem_team.h.
+ * depends on it, as in NVSHMEM); one collective runs on a team at a time per PE. barrier and
+ * team_sync are inline (34-40 registers); the data collectives' and reductions' bodies are in the
+ * device library, where a kernel that calls one takes at most 64 registers (NVIDIA), so
+ * 1024-thread blocks launch (inline, a warp fcollect took 82 and a reduction up to 114).
+ * Contracts in mori/shmem_team.h.
  *
  *   mori_shmem_barrier_<scope>(team)          quiet, then sync
  *   mori_shmem_team_sync_<scope>(team)        arrival of every member (orders no memory)
@@ -31,12 +33,15 @@
 #include "mori/shmem_team.h"  // the type lists and host forms (mori/shmem.h may include us first)
 
 namespace mori::shmem::team {
-// The handle the device library's collectives take: a handle as it is; a value's own (the
+// The team as the inline syncs use it: a handle's entry in this PE's table, or the value itself.
+MORI_DEVICE_INLINE TeamDevice teamValue(mori_shmem_team_t handle) { return teamOf(handle); }
+MORI_DEVICE_INLINE const TeamDevice& teamValue(const TeamDevice& t) { return t; }
+// The team as the device library's collectives take it: a handle as it is; a value's own (the
 // library reads the team's entry in this PE's table, as for a handle: a call passes one word,
 // where a 40-byte value went through the calling kernel's stack). A value stands for its team
 // while the team lives; a value of no live team (mori_shmem_team_get_device failed) stops here.
-MORI_DEVICE_INLINE int32_t asTeam(mori_shmem_team_t handle) { return handle; }
-MORI_DEVICE_INLINE int32_t asTeam(const TeamDevice& t) {
+MORI_DEVICE_INLINE int32_t teamHandle(mori_shmem_team_t handle) { return handle; }
+MORI_DEVICE_INLINE int32_t teamHandle(const TeamDevice& t) {
   if (MORI_UNLIKELY(t.size <= 0)) failTeam(t.handle, "a team value of no live team of this PE");
   return t.handle;
 }
@@ -86,48 +91,46 @@ MORI_HOST_DEVICE_INLINE R withDtype(int dtype, R otherwise, F&& f) {
 
 #define MORI_SHMEMI_TEAM_NS ::mori::shmem::team
 #define MORI_SHMEMI_TEAM_SCOPES(X) X(thread, Thread) X(warp, Warp) X(block, Block)
-// The team argument is a template parameter (a handle or a device value, see asTeam): nothing is
+// The team argument is a template parameter (a handle or a device value, see teamHandle): nothing is
 // instantiated for a name until a kernel calls it, which keeps every translation unit that
 // includes the device API cheap to compile.
 #define MORI_SHMEMI_TEAM_ARGS(X, ...) X(Team, __VA_ARGS__)
 
-#define MORI_SHMEMI_TEAM_UNTYPED(TEAM, SC, S)                                                                          \
-  template <typename Team>                                                                                             \
-  MORI_SHMEM_DEVICE int mori_shmem_barrier_##SC(TEAM team) {                                                           \
-    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::asTeam(team), MORI_SHMEMI_TEAM_NS::kKindBarrier, nullptr,    \
-                                     nullptr, 0, 0);                                                                   \
-    return 0;                                                                                                          \
-  }                                                                                                                    \
-  template <typename Team>                                                                                             \
-  MORI_SHMEM_DEVICE int mori_shmem_team_sync_##SC(TEAM team) {                                                         \
-    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::asTeam(team), MORI_SHMEMI_TEAM_NS::kKindSync, nullptr,       \
-                                     nullptr, 0, 0);                                                                   \
-    return 0;                                                                                                          \
-  }                                                                                                                    \
-  template <typename Team>                                                                                             \
-  MORI_SHMEM_DEVICE int mori_shmem_broadcastmem_##SC(TEAM team, void* dest, const void* source, size_t bytes,          \
-                                                     int root) {                                                       \
-    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::asTeam(team), MORI_SHMEM_COLL_BROADCAST, dest, source,       \
-                                     bytes, root);                                                                     \
-    return 0;                                                                                                          \
-  }                                                                                                                    \
-  template <typename Team>                                                                                             \
-  MORI_SHMEM_DEVICE int mori_shmem_fcollectmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) {         \
-    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::asTeam(team), MORI_SHMEM_COLL_FCOLLECT, dest, source, bytes, \
-                                     0);                                                                               \
-    return 0;                                                                                                          \
-  }                                                                                                                    \
-  template <typename Team>                                                                                             \
-  MORI_SHMEM_DEVICE int mori_shmem_collectmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) {          \
-    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::asTeam(team), MORI_SHMEM_COLL_COLLECT, dest, source, bytes,  \
-                                     0);                                                                               \
-    return 0;                                                                                                          \
-  }                                                                                                                    \
-  template <typename Team>                                                                                             \
-  MORI_SHMEM_DEVICE int mori_shmem_alltoallmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) {         \
-    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::asTeam(team), MORI_SHMEM_COLL_ALLTOALL, dest, source, bytes, \
-                                     0);                                                                               \
-    return 0;                                                                                                          \
+#define MORI_SHMEMI_TEAM_UNTYPED(TEAM, SC, S)                                                                        \
+  template <typename Team>                                                                                           \
+  MORI_SHMEM_DEVICE int mori_shmem_barrier_##SC(TEAM team) {                                                         \
+    MORI_SHMEMI_TEAM_NS::barrier<MORI_SHMEMI_TEAM_NS::S>(MORI_SHMEMI_TEAM_NS::teamValue(team));                      \
+    return 0;                                                                                                        \
+  }                                                                                                                  \
+  template <typename Team>                                                                                           \
+  MORI_SHMEM_DEVICE int mori_shmem_team_sync_##SC(TEAM team) {                                                       \
+    MORI_SHMEMI_TEAM_NS::sync<MORI_SHMEMI_TEAM_NS::S>(MORI_SHMEMI_TEAM_NS::teamValue(team));                         \
+    return 0;                                                                                                        \
+  }                                                                                                                  \
+  template <typename Team>                                                                                           \
+  MORI_SHMEM_DEVICE int mori_shmem_broadcastmem_##SC(TEAM team, void* dest, const void* source, size_t bytes,        \
+                                                     int root) {                                                     \
+    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::teamHandle(team), MORI_SHMEM_COLL_BROADCAST, dest, source, \
+                                     bytes, root);                                                                   \
+    return 0;                                                                                                        \
+  }                                                                                                                  \
+  template <typename Team>                                                                                           \
+  MORI_SHMEM_DEVICE int mori_shmem_fcollectmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) {       \
+    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::teamHandle(team), MORI_SHMEM_COLL_FCOLLECT, dest, source,  \
+                                     bytes, 0);                                                                      \
+    return 0;                                                                                                        \
+  }                                                                                                                  \
+  template <typename Team>                                                                                           \
+  MORI_SHMEM_DEVICE int mori_shmem_collectmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) {        \
+    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::teamHandle(team), MORI_SHMEM_COLL_COLLECT, dest, source,   \
+                                     bytes, 0);                                                                      \
+    return 0;                                                                                                        \
+  }                                                                                                                  \
+  template <typename Team>                                                                                           \
+  MORI_SHMEM_DEVICE int mori_shmem_alltoallmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) {       \
+    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::teamHandle(team), MORI_SHMEM_COLL_ALLTOALL, dest, source,  \
+                                     bytes, 0);                                                                      \
+    return 0;                                                                                                        \
   }
 #define MORI_SHMEMI_TEAM_UNTYPED_SCOPE(SC, S) MORI_SHMEMI_TEAM_ARGS(MORI_SHMEMI_TEAM_UNTYPED, SC, S)
 MORI_SHMEMI_TEAM_SCOPES(MORI_SHMEMI_TEAM_UNTYPED_SCOPE)
@@ -168,7 +171,7 @@ MORI_SHMEM_REDUCE_HALF_TYPES(MORI_SHMEMI_REDUCE_HOST_FLOAT)
   template <typename Team>                                                                              \
   MORI_SHMEM_DEVICE int mori_shmem_##NAME##_##OPNAME##_reduce_##SC(TEAM team, T* dest, const T* source, \
                                                                    size_t nreduce) {                    \
-    mori_shmemi_team_reduce_##SC(MORI_SHMEMI_TEAM_NS::asTeam(team), dest, source, nreduce, DT, OP);     \
+    mori_shmemi_team_reduce_##SC(MORI_SHMEMI_TEAM_NS::teamHandle(team), dest, source, nreduce, DT, OP); \
     return 0;                                                                                           \
   }
 #define MORI_SHMEMI_TEAM_REDUCE_OP(NAME, T, DT, OPNAME, OP)                       \
