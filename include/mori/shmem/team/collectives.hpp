@@ -221,15 +221,17 @@ struct alignas(sizeof(T) >= 4 ? 16 : 4 * sizeof(T)) Lanes {
 };
 // Units per member that a thread of the direct-load path loads before it combines them:
 // loads in flight are what a thread-scope reduction is bound by (one H200, 2 PEs: 256 KiB of int
-// took 6.3 ms with one 4-byte load per member in flight, NVSHMEM 5.8 ms).
+// took 6.3 ms with one 4-byte load per member in flight, NVSHMEM 5.8 ms). One thread alone
+// (thread scope) keeps twice as many.
 constexpr int kReduceUnits = 2;
+constexpr int kReduceUnitsOneThread = 4;
 
 // The direct-load path without the syncs: elements rank, rank + size, ... of [0, n), by direct
 // loads of every member's source (every member P2P-reachable, dest apart from source). The host's
 // multi-block reduction kernel runs it with the grid's thread index and size. Teams of up to
 // kOnePassMembers: one pass, in units of Lanes<T> when dest and every source are aligned to them
-// (kReduceUnits of them per member and thread in flight), the rest element by element.
-template <typename T, class F>
+// (kUnits of them per member and thread in flight), the rest element by element.
+template <int kUnits = kReduceUnits, typename T, class F>
 MORI_DEVICE_INLINE void reduceDirect(const TeamDevice& t, T* dest, const T* source, size_t n, F combineOp, size_t rank,
                                      size_t size) {
   if (t.size <= kOnePassMembers) {
@@ -243,25 +245,25 @@ MORI_DEVICE_INLINE void reduceDirect(const TeamDevice& t, T* dest, const T* sour
     }
     using L = Lanes<T>;
     const size_t units = (align % alignof(L)) == 0 ? n / L::kCount : 0;
-    for (size_t u = rank; u < units; u += size * kReduceUnits) {
-      L acc[kReduceUnits], v[kReduceUnits];
+    for (size_t u = rank; u < units; u += size * kUnits) {
+      L acc[kUnits], v[kUnits];
 #pragma unroll
-      for (int k = 0; k < kReduceUnits; ++k)
+      for (int k = 0; k < kUnits; ++k)
         if (u + k * size < units) acc[k] = reinterpret_cast<const L*>(src[0])[u + k * size];
 #pragma unroll
       for (int j = 1; j < kOnePassMembers; ++j) {
         if (j < t.size) {
 #pragma unroll
-          for (int k = 0; k < kReduceUnits; ++k)
+          for (int k = 0; k < kUnits; ++k)
             if (u + k * size < units) v[k] = reinterpret_cast<const L*>(src[j])[u + k * size];
 #pragma unroll
-          for (int k = 0; k < kReduceUnits; ++k)
+          for (int k = 0; k < kUnits; ++k)
 #pragma unroll
             for (int l = 0; l < L::kCount; ++l) acc[k].v[l] = combineOp(acc[k].v[l], v[k].v[l]);
         }
       }
 #pragma unroll
-      for (int k = 0; k < kReduceUnits; ++k)
+      for (int k = 0; k < kUnits; ++k)
         if (u + k * size < units) reinterpret_cast<L*>(dest)[u + k * size] = acc[k];
     }
     for (size_t i = units * L::kCount + rank; i < n; i += size) {
@@ -289,7 +291,8 @@ MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source
   for (int j = 0; j < t.size && allP2p; ++j) allP2p = mori_shmem_ptr(source, t.worldPe(j)) != nullptr;
 
   if (allP2p && !overlap) {
-    reduceDirect(t, dest, source, n, combineOp, static_cast<size_t>(S::rank()), static_cast<size_t>(S::size()));
+    reduceDirect<kOneThread<S> ? kReduceUnitsOneThread : kReduceUnits>(
+        t, dest, source, n, combineOp, static_cast<size_t>(S::rank()), static_cast<size_t>(S::size()));
     syncRelease<S>(t);
     return;
   }
