@@ -6,7 +6,9 @@
 #      runs test_collectives (np2/3/4 and the NIC model's mlx5), then the thread-scope
 #      reductions (float, 4 B-256 KiB) and the thread-scope LL sweeps of fcollect, alltoall and
 #      bcast (256 B-2 KiB), each row twice in the job, mori-shmem and NVSHMEM side by side, with
-#      CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 per PE as in 2026-12-02_device_runs_s5.sh K.
+#      CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 per PE as in 2026-12-02_device_runs_s5.sh K. (Its run
+#      at ef13cd5 built no MPI bootstrap plugin, so its test_collectives runs failed at init.)
+#   C: builds test_collectives and the MPI bootstrap plugin, runs test_collectives np2/3/4.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -17,7 +19,7 @@ case "$phase" in
 R)
   start=$SECONDS
   cmake -S . -B "$B" -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release > "$OUT/configure.log" 2>&1 &&
-    ninja -C "$B" mori_shmem_perf mori_shmem_perf_nvshmem test_collectives > "$OUT/build.log" 2>&1
+    ninja -C "$B" mori_shmem_perf mori_shmem_perf_nvshmem test_collectives mori_shmem_bootstrap_mpi > "$OUT/build.log" 2>&1
   echo "build exit $? ($((SECONDS - start)) s)"; tail -3 "$OUT/build.log"
   . tools/mps.sh
   mps_start
@@ -39,6 +41,17 @@ LIST
   echo "run_benchmarks exit $?"; grep -E "latency" "$OUT/jobR/bench_summary.txt" 2>/dev/null
   mps_stop
   (cd "$OUT" && tar -czf jobR.tgz jobR && rm -rf jobR)
+  ;;
+C)
+  start=$SECONDS
+  cmake -S . -B "$B" -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release > "$OUT/configure.log" 2>&1 &&
+    ninja -C "$B" test_collectives mori_shmem_bootstrap_mpi > "$OUT/build.log" 2>&1
+  echo "build exit $? ($((SECONDS - start)) s)"; tail -2 "$OUT/build.log"
+  . tools/mps.sh
+  mps_start
+  ctest --test-dir "$B" -R 'test_collectives_np[234]$' --output-on-failure --timeout 120 > "$OUT/ctest.log" 2>&1
+  echo "ctest exit $?"; grep -E "tests passed|Test +#|\*\*\*" "$OUT/ctest.log" | tail -8
+  mps_stop
   ;;
 *) echo "unknown phase $phase"; exit 2 ;;
 esac
