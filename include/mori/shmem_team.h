@@ -15,16 +15,17 @@
  * MORI_SHMEM_TEAM_INVALID. destroy is collective over the team.
  *
  * Collectives: every member of the team calls, with the same arguments (root, counts) and, for the
- * device forms, at the same scope; at most one collective runs on a team at a time (per PE). dest and source are symmetric (heap or
- * registered). Blocking forms return when the operation is complete on this PE (dest written,
- * source reusable); _on_stream forms enqueue it on `stream` and return. Reductions combine the
- * members' values in team-PE order (0, 1, ..., n-1), so every PE gets bitwise the same result;
- * dest may equal source. broadcast also writes the root's dest. Broadcast, fcollect and alltoall of
- * at most 8 KiB per member from a wave or block, 256 B from one thread (all members' data within
- * 32 KiB), move in one step: each member stores its data, tagged with the call,
- * into the others' team areas (by RDMA writes to RDMA peers) and copies what it receives into
- * dest. Otherwise, over P2P the data moves by direct loads from the peers' copies; to RDMA peers
- * by gets, with the same results. team_sync is arrival only: it orders no memory (use barrier).
+ * device forms, at the same scope; at most one collective runs on a team at a time (per PE). dest
+ * and source are symmetric (heap or registered). Blocking forms return when the operation is
+ * complete on this PE (dest written, source reusable); _on_stream forms enqueue it on `stream` and
+ * return. Reductions combine the members' values in team-PE order (0, 1, ..., n-1), so every PE
+ * gets bitwise the same result; dest may equal source. broadcast also writes the root's dest.
+ * Broadcast, fcollect and alltoall of at most 8 KiB per member from a wave or block, 256 B from one
+ * thread (all members' data together within 16 KiB), move in one step: each member stores its data,
+ * tagged with the call, into the others' team areas (by RDMA writes to RDMA peers) and copies what
+ * it receives into dest. Otherwise, over P2P the data moves by direct loads from the peers' copies;
+ * to RDMA peers by gets, with the same results. team_sync is arrival only: it orders no memory (use
+ * barrier).
  */
 #ifndef MORI_SHMEM_TEAM_H
 #define MORI_SHMEM_TEAM_H

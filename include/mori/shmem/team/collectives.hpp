@@ -222,7 +222,8 @@ struct alignas(sizeof(T) >= 4 ? 16 : 4 * sizeof(T)) Lanes {
 // Units per member that a thread of the direct-load path loads before it combines them:
 // loads in flight are what a thread-scope reduction is bound by (one H200, 2 PEs: 256 KiB of int
 // took 6.3 ms with one 4-byte load per member in flight, NVSHMEM 5.8 ms). One thread alone
-// (thread scope) keeps twice as many.
+// (thread scope) keeps twice as many: 256 KiB of float 6.57 -> 5.41 ms, NVSHMEM 5.76
+// (bench/results/2026-12-02T0415Z_h200x1_mps_pct50_thread_reductions_commitef13cd5.json).
 constexpr int kReduceUnits = 2;
 constexpr int kReduceUnitsOneThread = 4;
 
