@@ -70,7 +70,9 @@ __device__ void mori_shmemi_copy_unaligned(void* dst, const void* src, size_t by
 // fcollect made a user's kernel 82 registers, too many for a 1024-thread block); nine parameter
 // words, which the calling convention passes in registers (more went through the caller's stack).
 // The call costs a small collective 0.6-1 us (one H200, 2 PEs: LL broadcast of 256 B by a block
-// 1.13 -> 1.99 us, NVSHMEM 2.96), so the device API keeps barrier and team_sync inline.
+// 1.13 -> 1.99 us, NVSHMEM 2.96:
+// bench/results/2026-12-02T0430Z_h200x1_mps_team_suites_and_library_call_cost.json), so the
+// device API keeps barrier and team_sync inline.
 #define MORI_SHMEMI_TEAM_ENTRIES(SC)                                                                                 \
   __device__ void mori_shmemi_team_collective_##SC(int team, int kind, void* dest, const void* source, size_t bytes, \
                                                    int root);                                                        \
