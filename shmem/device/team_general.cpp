@@ -8,6 +8,15 @@
 
 using namespace mori::shmem::team;
 
+namespace {
+// One function per scope and element type: all twelve types' bodies in one function made ROCm
+// 5.2's device link fail for gfx90a ("unhandled SGPR spill to memory").
+template <class S, typename T>
+MORI_LIB_NOINLINE void reduceOf(int team, void* dest, const void* source, size_t n, int op) {
+  reduceWith<S>(teamOf(team), static_cast<T*>(dest), static_cast<const T*>(source), n, AnyOp{static_cast<Op>(op)});
+}
+}  // namespace
+
 #define MORI_TEAM_GENERAL(SC, S)                                                                                     \
   extern "C" MORI_LIB_NOINLINE void mori_shmemi_team_collective_##SC(int team, int kind, void* dest,                 \
                                                                      const void* source, size_t bytes, int root) {   \
@@ -15,10 +24,8 @@ using namespace mori::shmem::team;
   }                                                                                                                  \
   extern "C" MORI_LIB_NOINLINE void mori_shmemi_team_reduce_##SC(int team, void* dest, const void* source, size_t n, \
                                                                  int dtype, int op) {                                \
-    const TeamDevice t = teamOf(team);                                                                               \
     withDtype(dtype, 0, [&](auto* type) {                                                                            \
-      using T = std::remove_pointer_t<decltype(type)>;                                                               \
-      reduceWith<S>(t, static_cast<T*>(dest), static_cast<const T*>(source), n, AnyOp{static_cast<Op>(op)});         \
+      reduceOf<S, std::remove_pointer_t<decltype(type)>>(team, dest, source, n, op);                                 \
       return 0;                                                                                                      \
     });                                                                                                              \
   }
