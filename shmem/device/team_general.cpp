@@ -1,8 +1,8 @@
 // The team collectives' bodies (device library, declared in mori/shmem/impl/device_library.hpp):
 // the device API's collectives call these, one entry per scope for the syncs and data
-// collectives and one for the reductions, the element type and the operation chosen per call (a
-// uniform switch per element of a memory-bound loop, as in the host forms' kernels). Compiled
-// with a register cap of their own (CMakeLists.txt next to this file).
+// collectives and one for the reductions, which goes on to the function of the element type; the
+// operation is chosen per element (a uniform switch in a memory-bound loop, as in the host forms'
+// kernels). Compiled with a register cap of their own (CMakeLists.txt next to this file).
 #include "mori/shmem.h"
 #include "shmem/device/general_path.hpp"
 
