@@ -6,9 +6,9 @@
 // Counts from 1 element to several MiB, odd byte counts, and in-place reductions that span
 // several scratch chunks; host forms small enough for one kernel and large enough to spread over
 // many blocks. Small broadcasts, fcollects and alltoalls (up to kLlMaxBytesThread or
-// kLlMaxBytesGroup per member, by scope) take the one-step LL path, larger ones the pull path: both are covered, and
-// back to back in one kernel (and one stream) with fresh data every call, so that stale words from an earlier call
-// show.
+// kLlMaxBytesGroup per member, by scope) take the one-step LL path, larger ones the pull path:
+// both are covered, and back to back in one kernel (and one stream) with fresh data every call,
+// so that stale words from an earlier call show.
 #include <stdlib.h>
 #include <string.h>
 
