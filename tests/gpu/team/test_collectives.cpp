@@ -220,31 +220,37 @@ TEST(Collectives, LargeOnStream) {
 }
 
 // ---- back to back: buffer reuse from one call to the next ---------------------------------------
-// Broadcast (root changing), fcollect and alltoall in turn, one call after the other without a
-// sync between, each on fresh data, sizes changing every call across the LL limits (one-step
-// calls and pull calls alternate: at thread scope 256 bytes is LL and 257 not; at wave and block
-// scope 8192 is LL on teams of 2, 4096 on teams of up to 4, 8200 never). Each PE writes its source
-// before each call and checks its dest after it: a word left over from an earlier call (the LL
-// area's half is reused two calls later) or a peer still writing would show as a wrong byte.
-// result[0] counts bad bytes; result[1] keeps the first as iteration << 40 | kind << 32 | byte
-// index.
+// Broadcast (root changing), fcollect, alltoall and a uint8 sum reduction in turn, one call after
+// the other without a sync between, each on fresh data, sizes changing every call across the LL
+// limits (one-step calls and pull calls alternate: at thread scope 256 bytes is LL and 257 not; at
+// wave and block scope 8192 is LL on teams of 2, 4096 on teams of up to 4, 8200 never). Each PE
+// writes its source before each call and checks its dest after it: a word left over from an
+// earlier call (the LL area's half is reused two calls later) or a peer still writing would show
+// as a wrong byte. result[0] counts bad bytes; result[1] keeps the first as iteration << 40 |
+// kind << 32 | byte index.
 constexpr size_t kB2bMaxBytes = 8200;
-constexpr int kB2bSizeCount = 8;
-constexpr int kB2bIters = 2 * 3 * kB2bSizeCount;  // every (kind, size) pair twice
+constexpr int kB2bSizeCount = 9;
+constexpr int kB2bKinds = 4;
+constexpr int kB2bIters = 2 * kB2bKinds * kB2bSizeCount;  // every (kind, size) pair twice
 
+// Call it's kind is it % 4 and its size the (it + it / 4) % 9-th: the sizes move on every call and
+// each kind meets each size once in 36 calls (5 and 9 are coprime). 0 bytes: the members still
+// wait for each other's arrival (else one could run two calls ahead into a half still being read).
 __host__ __device__ inline size_t b2bBytes(int it) {
-  switch (it % kB2bSizeCount) {
+  switch ((it + it / kB2bKinds) % kB2bSizeCount) {
     case 0: return 1;
-    case 1: return 6;
-    case 2: return 256;
-    case 3: return 257;
-    case 4: return 1025;
-    case 5: return 4096;
-    case 6: return 8192;
+    case 1: return 0;
+    case 2: return 6;
+    case 3: return 256;
+    case 4: return 257;
+    case 5: return 1025;
+    case 6: return 4096;
+    case 7: return 8192;
     default: return kB2bMaxBytes;
   }
 }
-__host__ __device__ inline int b2bKind(int it) { return it % 3; }  // 0 broadcast, 1 fcollect, 2 alltoall
+// 0 broadcast, 1 fcollect, 2 alltoall, 3 uint8 sum reduction
+__host__ __device__ inline int b2bKind(int it) { return it % kB2bKinds; }
 __host__ __device__ inline int b2bRoot(int it, int n) { return (it / 3) % n; }
 
 __device__ void b2bRecord(unsigned long long* result, int it, int kind, size_t i) {
@@ -263,10 +269,12 @@ __device__ void b2bCheck(const uint8_t* dst, uint64_t seed, int it, int me, int 
                          unsigned long long* result) {
   const size_t bytes = b2bBytes(it);
   const int kind = b2bKind(it);
-  const size_t total = kind == 0 ? bytes : bytes * n;
+  const size_t total = kind == 0 || kind == 3 ? bytes : bytes * n;
   for (size_t i = rank; i < total; i += size) {
-    uint8_t want;
-    if (kind == 0)
+    uint8_t want = 0;
+    if (kind == 3)
+      for (int j = 0; j < n; ++j) want = static_cast<uint8_t>(want + patternByte(seed + it, j, i));
+    else if (kind == 0)
       want = patternByte(seed + it, b2bRoot(it, n), i);
     else if (kind == 1)
       want = patternByte(seed + it, static_cast<int>(i / bytes), i % bytes);
@@ -309,7 +317,8 @@ __global__ void backToBackKernel(mori_shmem_team_t team, mori_shmem_team_device_
     switch (b2bKind(it)) {
       case 0: B2B_CALL(SC, mori_shmem_broadcastmem, dst, src, bytes, b2bRoot(it, n)); break;
       case 1: B2B_CALL(SC, mori_shmem_fcollectmem, dst, src, bytes); break;
-      default: B2B_CALL(SC, mori_shmem_alltoallmem, dst, src, bytes); break;
+      case 2: B2B_CALL(SC, mori_shmem_alltoallmem, dst, src, bytes); break;
+      default: B2B_CALL(SC, mori_shmem_uint8_sum_reduce, dst, src, bytes); break;
     }
     b2bCheck(dst, seed, it, me, n, rank, size, result);
     // The next call's entry orders these reads before its writes of dest (thread scope: one thread).
@@ -357,6 +366,7 @@ void backToBack() {
           if (b2bKind(it) == 0) rc = mori_shmem_char_broadcast_on_stream(t, d, s, bytes, b2bRoot(it, n), stream);
           if (b2bKind(it) == 1) rc = mori_shmem_char_fcollect_on_stream(t, d, s, bytes, stream);
           if (b2bKind(it) == 2) rc = mori_shmem_char_alltoall_on_stream(t, d, s, bytes, stream);
+          if (b2bKind(it) == 3) rc = mori_shmem_uint8_sum_reduce_on_stream(t, dst, src, bytes, stream);
           EXPECT_EQ(rc, 0) << "call " << it << " on team " << t;
           b2bCheckKernel<<<1, kThreads, 0, stream>>>(dst, seed, it, me, n, result);
           HIP_OK(hipGetLastError());
@@ -368,8 +378,9 @@ void backToBack() {
         const unsigned long long it = h[1] >> 40, kind = (h[1] >> 32) & 0xff, at = h[1] & 0xffffffffull;
         ADD_FAILURE() << "back to back, scope " << SC << (BV ? " by value" : "") << ", team " << t << " (" << n
                       << " PEs), team PE " << me << ": " << h[0] << " bad bytes; first in call " << it << " (kind "
-                      << kind << " [0 broadcast 1 fcollect 2 alltoall], " << b2bBytes(static_cast<int>(it))
-                      << " bytes, root " << b2bRoot(static_cast<int>(it), n) << ") at dest byte " << at;
+                      << kind << " [0 broadcast 1 fcollect 2 alltoall 3 uint8 sum reduce], "
+                      << b2bBytes(static_cast<int>(it)) << " bytes, root " << b2bRoot(static_cast<int>(it), n)
+                      << ") at dest byte " << at;
       }
     }
     ASSERT_EQ(hipFree(result), hipSuccess);
@@ -565,6 +576,34 @@ TEST(Reduce, In1024ThreadBlocksAndMisaligned) {
                                                        "half block", 1)));
     ASSERT_TRUE((runReduce<double, Op::Min>(t, 999, false, reduceDevice_double_min<0, false, 1024>(), seed++,
                                             "double thread", 1)));
+  }
+}
+// The one-step (LL) reductions' edges: dest and source off 4-byte alignment (the words packed
+// byte by byte), partial last words, in place, the LL limits exactly (256 B from one thread, 8 KiB
+// per member from a block: LL on teams of 2, within a half on larger ones) and just past them, and
+// no elements at all.
+TEST(Reduce, OneStepEdges) {
+  Teams teams;
+  uint64_t seed = 9500;
+  for (mori_shmem_team_t t : teams.all) {
+    ASSERT_TRUE(
+        (runReduce<uint8_t, Op::Sum>(t, 255, false, reduceDevice_uint8_sum<0, false>(), seed++, "uint8 thread", 1)));
+    ASSERT_TRUE(
+        (runReduce<uint8_t, Op::Xor>(t, 255, true, reduceDevice_uint8_xor<0, false>(), seed++, "uint8 thread", 3)));
+    ASSERT_TRUE(
+        (runReduce<short, Op::Min>(t, 127, true, reduceDevice_short_min<0, false>(), seed++, "short thread", 1)));
+    ASSERT_TRUE((runReduce<short, Op::Min>(t, 4095, true, reduceDevice_short_min<1, true>(), seed++, "short warp", 1)));
+    ASSERT_TRUE(
+        (runReduce<int64_t, Op::Prod>(t, 32, false, reduceDevice_int64_prod<0, false>(), seed++, "int64 thread")));
+    ASSERT_TRUE(
+        (runReduce<uint64_t, Op::Max>(t, 33, true, reduceDevice_uint64_max<0, false>(), seed++, "uint64 thread")));
+    ASSERT_TRUE((
+        runReduce<mori_shmem_half_t, Op::Sum>(t, 4096, true, reduceDevice_half_sum<2, false>(), seed++, "half block")));
+    ASSERT_TRUE(
+        (runReduce<double, Op::Min>(t, 1025, false, reduceDevice_double_min<2, false>(), seed++, "double block", 1)));
+    ASSERT_TRUE((runReduce<int, Op::Sum>(t, 0, false, reduceDevice_int_sum<0, false>(), seed++, "int thread", 1)));
+    ASSERT_TRUE((runReduce<int, Op::Sum>(t, 0, true, reduceDevice_int_sum<1, true>(), seed++, "int warp", 1)));
+    ASSERT_TRUE((runReduce<int, Op::Sum>(t, 0, false, reduceDevice_int_sum<2, false>(), seed++, "int block", 1)));
   }
 }
 // dest == source: staged through the scratch in chunks (65537 ints: several chunks).

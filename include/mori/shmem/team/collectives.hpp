@@ -3,11 +3,11 @@
 // loads through the peer mapping for P2P peers, RDMA READs otherwise) to move data, and direct
 // loads through mori_shmem_ptr for reductions where every member is P2P-reachable.
 //
-// Small broadcasts, fcollects and alltoalls (llApplies) take one step: each member pushes its data with a
-// tag in every word and waits for the others' (ll_exchange.hpp). Every other data collective
-// pulls: an entry sync (each member's source is ready), the moves, an exit sync (no member
-// overwrites its source while another still reads it). No central PE: each PE fetches what it
-// needs itself, starting with its successor so that peers' links share the load.
+// Small broadcasts, fcollects, alltoalls and reductions (llApplies) take one step: each member
+// pushes its data with a tag in every word and waits for the others' (ll_exchange.hpp). Every
+// other data collective pulls: an entry sync (each member's source is ready), the moves, an exit
+// sync (no member overwrites its source while another still reads it). No central PE: each PE
+// fetches what it needs itself, starting with its successor so that peers' links share the load.
 // One collective at a time per team and PE (the sync slot's epochs and words are per team).
 #pragma once
 
@@ -176,6 +176,7 @@ constexpr int kOnePassMembers = 8;
 
 // dest[i] = source_0[i] op source_1[i] op ... op source_{n-1}[i] (team order, so every member
 // computes bitwise the same value). dest may equal (or overlap) source.
+//  - llApplies to the bytes per member, dest equal to or apart from source: one step (llReduce);
 //  - every member P2P-reachable, dest apart from source: direct loads of the members' sources
 //    (one pass for teams up to kOnePassMembers, else member by member into dest);
 //  - otherwise chunks of half the scratch: members that are not P2P-reachable are fetched into
@@ -284,10 +285,12 @@ MORI_DEVICE_INLINE void reduceDirect(const TeamDevice& t, T* dest, const T* sour
 
 template <class S, typename T, class F>
 MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source, size_t n, F combineOp) {
-  syncRelease<S>(t);
   const size_t bytes = n * sizeof(T);
   const uintptr_t d = reinterpret_cast<uintptr_t>(dest), s = reinterpret_cast<uintptr_t>(source);
   const bool overlap = n && d < s + bytes && s < d + bytes;
+  if (llApplies(bytes, t.size, kOneThread<S>) && (!overlap || d == s))
+    return llReduce<S>(t, dest, source, n, combineOp);
+  syncRelease<S>(t);
   bool allP2p = true;
   for (int j = 0; j < t.size && allP2p; ++j) allP2p = mori_shmem_ptr(source, t.worldPe(j)) != nullptr;
 

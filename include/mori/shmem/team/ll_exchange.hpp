@@ -104,7 +104,9 @@ MORI_DEVICE_INLINE uint32_t llWholeWords(const void* p, uint32_t bytes) {
 // nvcc 13, sm_90, a kernel calling one collective: thread 54, warp 52, block 56 registers
 // (8 in flight at thread and warp scope: 74; the pull form alone: 40).
 template <class S>
-constexpr int kLlInFlight = std::is_same_v<S, Block> ? 2 : 4;
+constexpr int kLlInFlight = std::is_same_v<S, Block>    ? 2
+                            : std::is_same_v<S, Thread> ? 8
+                                                        : 4;
 
 MORI_DEVICE_INLINE void llStore(uint64_t* p, uint64_t v) { *reinterpret_cast<volatile uint64_t*>(p) = v; }
 MORI_DEVICE_INLINE uint64_t llLoad(const uint64_t* p) {
@@ -218,6 +220,75 @@ MORI_DEVICE_INLINE void llReceive(const uint64_t* region, uint32_t words, uint32
 
 enum class LlOp { Broadcast, Fcollect, Alltoall };
 
+// One LL call's places: its count (tag = the low 32 bits), the half it uses and each member's
+// region in that half, `stride` bytes apart.
+struct LlCall {
+  uint64_t count;
+  uint32_t tag, stride, halfOffset;
+  uint8_t* scratch;
+  uint8_t* half;
+  MORI_DEVICE_INLINE uint64_t* region(int member) const {
+    return reinterpret_cast<uint64_t*>(half + static_cast<uint32_t>(member) * stride);
+  }
+};
+
+// Starts an LL call of `bytes` per member: the scope's writes of source are done and the previous
+// call's count is stored.
+template <class S>
+MORI_DEVICE_INLINE LlCall llBegin(const TeamDevice& t, uint32_t bytes) {
+  S::sync();
+  LlCall c;
+  c.count = llNextCount(*reinterpret_cast<const uint64_t*>(t.slot + kLlEpochOffset));
+  c.tag = static_cast<uint32_t>(c.count);
+  c.stride = static_cast<uint32_t>(llStride(bytes));
+  c.halfOffset = (c.count & 1) ? static_cast<uint32_t>(kLlHalfBytes) : 0u;
+  c.scratch = t.slot + static_cast<uint32_t>(t.scratch);
+  c.half = c.scratch + kScratchBytes + c.halfOffset;
+  return c;
+}
+
+// Ends it: every thread of the scope is done with it and has read the count.
+template <class S>
+MORI_DEVICE_INLINE void llEnd(const TeamDevice& t, const LlCall& c) {
+  S::sync();
+  if (S::rank() == 0) *reinterpret_cast<uint64_t*>(t.slot + kLlEpochOffset) = c.count;
+}
+
+// Sends this PE's words to every other member: its source (Broadcast from the root, Fcollect),
+// its source's block for that member (Alltoall), or the arrival word alone (a broadcast's
+// non-roots). Load/store peers directly; the others by a put of the words packed into this PE's
+// own region (the same words for every peer) or, for alltoall, into the scratch's region for that
+// peer.
+template <class S>
+MORI_DEVICE_INLINE void llSend(const TeamDevice& t, const LlCall& c, LlOp op, const void* source, uint32_t bytes,
+                               int root) {
+  const uint32_t rank = static_cast<uint32_t>(S::rank()), step = static_cast<uint32_t>(S::size());
+  const bool sends = op != LlOp::Broadcast || root == t.myIndex;
+  const uint32_t sendWords = sends ? static_cast<uint32_t>(llWords(bytes)) : 1u;
+  const uint8_t* src = static_cast<const uint8_t*>(source);
+  uint64_t* mine = c.region(t.myIndex);
+  bool packed = false;
+  for (int k = 1; k < t.size; ++k) {
+    const int j = (t.myIndex + k) % t.size, pe = t.worldPe(j);
+    const uint8_t* payload = !sends ? nullptr : op == LlOp::Alltoall ? src + static_cast<uint32_t>(j) * bytes : src;
+    if (uint64_t* remote = static_cast<uint64_t*>(mori_shmem_ptr(mine, pe))) {
+      llWrite<kLlInFlight<S>>(remote, payload, bytes, sendWords, c.tag, rank, step);
+      continue;
+    }
+    uint64_t* staged = mine;
+    if (op == LlOp::Alltoall) {
+      staged = reinterpret_cast<uint64_t*>(c.scratch + c.halfOffset + static_cast<uint32_t>(j) * c.stride);
+      packed = false;
+    }
+    if (!packed) {
+      llWrite<kLlInFlight<S>>(staged, payload, bytes, sendWords, c.tag, rank, step);
+      S::sync();  // every word is in place before any thread's part of the put reads it
+      packed = true;
+    }
+    S::putNbiGeneral(mine, staged, sendWords * 8, pe);
+  }
+}
+
 // The LL form of broadcast (dest <- root's source), fcollect (dest block j <- member j's
 // source) and alltoall (dest block j <- member j's source block <my index>), blocks of `bytes`;
 // llApplies(bytes, t.size, <S is Thread>) on every member. `root` is read for broadcasts only.
@@ -225,62 +296,103 @@ template <class S>
 MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, const void* source, size_t bytesIn,
                                    int root) {
   const uint32_t bytes = static_cast<uint32_t>(bytesIn);  // at most kLlMaxBytesGroup
-  uint64_t* countWord = reinterpret_cast<uint64_t*>(t.slot + kLlEpochOffset);
-  S::sync();  // the scope's writes of source are done; the previous call's count is stored
-  const uint64_t count = llNextCount(*countWord);
-  const uint32_t tag = static_cast<uint32_t>(count);
-  const uint32_t stride = static_cast<uint32_t>(llStride(bytes));
-  const uint32_t halfOffset = (count & 1) ? static_cast<uint32_t>(kLlHalfBytes) : 0u;
-  uint8_t* scratch = t.slot + static_cast<uint32_t>(t.scratch);
-  uint8_t* half = scratch + kScratchBytes + halfOffset;
-  uint64_t* mine = reinterpret_cast<uint64_t*>(half + static_cast<uint32_t>(t.myIndex) * stride);
-  const uint32_t rank = static_cast<uint32_t>(S::rank()), step = static_cast<uint32_t>(S::size());
-  const bool sends = op != LlOp::Broadcast || root == t.myIndex;
-  const uint32_t sendWords = sends ? static_cast<uint32_t>(llWords(bytes)) : 1u;
-  const uint8_t* src = static_cast<const uint8_t*>(source);
-
-  // Send: load/store peers directly; the others by a put of the words packed into `mine` (the
-  // same words for every peer) or, for alltoall, into the scratch's region for that peer.
-  bool packed = false;
-  for (int k = 1; k < t.size; ++k) {
-    const int j = (t.myIndex + k) % t.size, pe = t.worldPe(j);
-    const uint8_t* payload = !sends ? nullptr : op == LlOp::Alltoall ? src + static_cast<uint32_t>(j) * bytes : src;
-    if (uint64_t* remote = static_cast<uint64_t*>(mori_shmem_ptr(mine, pe))) {
-      llWrite<kLlInFlight<S>>(remote, payload, bytes, sendWords, tag, rank, step);
-      continue;
-    }
-    uint64_t* staged = mine;
-    if (op == LlOp::Alltoall) {
-      staged = reinterpret_cast<uint64_t*>(scratch + halfOffset + static_cast<uint32_t>(j) * stride);
-      packed = false;
-    }
-    if (!packed) {
-      llWrite<kLlInFlight<S>>(staged, payload, bytes, sendWords, tag, rank, step);
-      S::sync();  // every word is in place before any thread's part of the put reads it
-      packed = true;
-    }
-    S::putNbiGeneral(mine, staged, sendWords * 8, pe);
-  }
+  const LlCall c = llBegin<S>(t, bytes);
+  llSend<S>(t, c, op, source, bytes, root);
 
   // This PE's own part of dest, then the others' words.
+  const uint32_t rank = static_cast<uint32_t>(S::rank()), step = static_cast<uint32_t>(S::size());
+  const uint8_t* src = static_cast<const uint8_t*>(source);
   uint8_t* out = static_cast<uint8_t*>(dest);
   const uint32_t myBlock = static_cast<uint32_t>(t.myIndex) * bytes;
-  if (sends)
+  if (op != LlOp::Broadcast || root == t.myIndex)
     llCopy<kLlInFlight<S>>(op == LlOp::Broadcast ? out : out + myBlock, op == LlOp::Alltoall ? src + myBlock : src,
                            bytes, rank, step);
   const uint32_t words = static_cast<uint32_t>(llWords(bytes));
   for (int k = 1; k < t.size; ++k) {
     const int j = (t.myIndex + t.size - k) % t.size;
-    const uint64_t* region = reinterpret_cast<const uint64_t*>(half + static_cast<uint32_t>(j) * stride);
     if (op != LlOp::Broadcast)
-      llReceive<kLlInFlight<S>>(region, words, tag, out + static_cast<uint32_t>(j) * bytes, bytes, rank, step);
+      llReceive<kLlInFlight<S>>(c.region(j), words, c.tag, out + static_cast<uint32_t>(j) * bytes, bytes, rank, step);
     else if (j == root)
-      llReceive<kLlInFlight<S>>(region, words, tag, out, bytes, rank, step);
+      llReceive<kLlInFlight<S>>(c.region(j), words, c.tag, out, bytes, rank, step);
     else
-      llReceive<kLlInFlight<S>>(region, 1, tag, nullptr, 0, rank, step);  // arrival only
+      llReceive<kLlInFlight<S>>(c.region(j), 1, c.tag, nullptr, 0, rank, step);  // arrival only
   }
-  S::sync();  // dest is complete; every thread has read the count
-  if (rank == 0) *countWord = count;
+  llEnd<S>(t, c);  // dest is complete
+}
+
+// Word w of an LL region once it carries `tag` (each thread checks the words it uses itself).
+MORI_DEVICE_INLINE uint64_t llTake(const uint64_t* region, uint32_t w, uint32_t tag, uint64_t v) {
+  if (MORI_UNLIKELY(static_cast<uint32_t>(v >> 32) != tag)) {
+    llWaitMissing(region, w, 1, 1u, tag);
+    v = llLoad(region + w);
+  }
+  return v;
+}
+
+// The LL form of a reduction (collectives.hpp: reduceWith) of n elements of T, n * sizeof(T)
+// bytes per member with llApplies; dest equal to source or apart from it. Every member sends its
+// source as an fcollect does; each then combines, for its elements, its own source's values and
+// the others' words in team order. A unit is a word's 4 data bytes (kE elements of up to 4 bytes)
+// or two words (one 8-byte element); each thread keeps kLlInFlight<S> units per member in flight.
+template <class S, typename T, class F>
+MORI_DEVICE_INLINE void llReduce(const TeamDevice& t, T* dest, const T* source, size_t nIn, F combineOp) {
+  constexpr uint32_t kE = sizeof(T) >= 4 ? 1 : 4 / sizeof(T), kW = sizeof(T) == 8 ? 2 : 1;
+  constexpr int kIf = std::is_same_v<S, Block> ? 2 : 4;
+  using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+  static_assert(kE * sizeof(T) == sizeof(Bits), "a unit is one word's data bytes or two words'");
+  const uint32_t n = static_cast<uint32_t>(nIn), bytes = n * static_cast<uint32_t>(sizeof(T));
+  const LlCall c = llBegin<S>(t, bytes);
+  llSend<S>(t, c, LlOp::Fcollect, source, bytes, 0);
+  S::sync();  // every thread's part of the sends has read source before dest (maybe source) changes
+  const uint32_t rank = static_cast<uint32_t>(S::rank()), step = static_cast<uint32_t>(S::size());
+  const uint32_t units = (n + kE - 1) / kE;
+  if (units == 0)  // nothing to combine: still wait for every member's arrival word
+    for (int j = 0; j < t.size; ++j)
+      if (j != t.myIndex) llReceive<kIf>(c.region(j), 1, c.tag, nullptr, 0, rank, step);
+  for (uint32_t u0 = rank; u0 < units; u0 += step * kIf) {
+    T acc[kIf][kE];
+    for (int j = 0; j < t.size; ++j) {
+      T v[kIf][kE] = {};
+      if (j == t.myIndex) {
+#pragma unroll
+        for (int k = 0; k < kIf; ++k)
+#pragma unroll
+          for (uint32_t e = 0; e < kE; ++e) {
+            const uint32_t i = (u0 + k * step) * kE + e;
+            v[k][e] = i < n ? source[i] : T{};
+          }
+      } else {
+        const uint64_t* region = c.region(j);
+        uint64_t raw[kIf][kW];
+#pragma unroll
+        for (int k = 0; k < kIf; ++k)
+#pragma unroll
+          for (uint32_t h = 0; h < kW; ++h)
+            if (u0 + k * step < units) raw[k][h] = llLoad(region + (u0 + k * step) * kW + h);
+#pragma unroll
+        for (int k = 0; k < kIf; ++k) {
+          if (u0 + k * step >= units) continue;
+          const uint32_t w = (u0 + k * step) * kW;
+          Bits bits = static_cast<uint32_t>(llTake(region, w, c.tag, raw[k][0]));
+          if constexpr (kW == 2)
+            bits |= static_cast<uint64_t>(static_cast<uint32_t>(llTake(region, w + 1, c.tag, raw[k][1]))) << 32;
+          __builtin_memcpy(v[k], &bits, sizeof(Bits));
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < kIf; ++k)
+#pragma unroll
+        for (uint32_t e = 0; e < kE; ++e) acc[k][e] = j ? combineOp(acc[k][e], v[k][e]) : v[k][e];
+    }
+#pragma unroll
+    for (int k = 0; k < kIf; ++k)
+#pragma unroll
+      for (uint32_t e = 0; e < kE; ++e) {
+        const uint32_t i = (u0 + k * step) * kE + e;
+        if (i < n) dest[i] = acc[k][e];
+      }
+  }
+  llEnd<S>(t, c);
 }
 
 }  // namespace mori::shmem::team

@@ -1,0 +1,78 @@
+#!/bin/bash
+# Device runs of the seventh session (2026-12-02), on nvidia-h200 (ONE H200: the PEs share the GPU
+# under CUDA MPS; no figure here is an interconnect figure). The tree is `git archive <commit>`
+# unpacked at .snap; the build trees are ../build-dev and ../build-var; $OUT comes back.
+#   B: full build at ../build-dev; the team suites (np2/3/4, the NIC model's mlx5 runs, the device
+#      error tests, the examples, the register budgets); then the rows this session changed, twice
+#      each, mori-shmem and NVSHMEM side by side with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 per PE
+#      (as in 2026-12-02_device_runs_s5.sh K): every scope's reductions (float, 4 B-256 KiB), the
+#      one-thread LL sweeps of fcollect, alltoall and bcast (256 B-4 KiB), and the small
+#      reductions, barrier and sync on a stream with 300 calls per size.
+#   V: the one-thread LL sweeps again from a variant build at ../build-var (only the perf tools)
+#      whose one-thread LL limit is 2 KiB instead of 256 B: the LL form past the limit, for the
+#      crossover with the pull form of B.
+#   K: the whole collective list of 2026-12-02_device_runs_s5.sh K from ../build-dev.
+set -uo pipefail
+phase=$1
+cd "$(dirname "$0")/../.."
+export PATH=/usr/local/cuda/bin:$PATH OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+B=$PWD/../build-dev
+rows() {  # rows <list> <job dir> <build>: the lines of <list> side by side, summary to stdout
+  MORI_PERF_LIST=$1 OUT=$2 MORI_COMMIT=${MORI_COMMIT:-unknown} \
+    timeout "${JOB_TIMEOUT:-300}" tools/perf/run_benchmarks.sh "$3" "$2" > "$2.log" 2>&1
+  echo "run_benchmarks exit $?"; grep -E "latency|rows below|runs:" "$2/bench_summary.txt" 2>/dev/null
+  (cd "$(dirname "$2")" && tar -czf "$(basename "$2").tgz" "$(basename "$2")" && rm -rf "$(basename "$2")")
+}
+ll_rows() {
+  for rep in a b; do
+    cat <<LIST
+cd_fcollect_ll_$rep fcollect_latency -s thread -b 256 -e 4K -f 2 -n 200 -w 20
+cd_alltoall_ll_$rep alltoall_latency -s thread -b 256 -e 4K -f 2 -n 200 -w 20
+cd_bcast_ll_$rep    bcast_latency -s thread -b 128 -e 2K -f 2 -n 200 -w 20
+LIST
+  done
+}
+case "$phase" in
+B)
+  SUITE_TESTS="${SUITE_TESTS:-team|collectives|nvshmem|example_allreduce|example_team_pipeline|register_budget}" \
+    SUITE_EXCLUDE=nic_model_rate SUITE_TEST_TIMEOUT=240 SUITE_BENCH=0 MORI_GPU_BUILD=$B OUT=$OUT/suite \
+    tools/gpu_suite.sh > "$OUT/suite.log" 2>&1
+  echo "gpu_suite exit $?"; tail -30 "$OUT/suite.log" | grep -vE '^\s*$'
+  . tools/mps.sh
+  mps_start
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
+  { grep -E '^#' tools/perf/standard.list
+    for rep in a b; do
+      cat <<LIST
+cd_reduce_$rep    reduction_latency -d float -s all -b 4 -e 256K -f 16 -n 100 -w 10
+cs_reduce_$rep    reduction_on_stream -d bfloat16 -b 4 -e 16K -f 4 -n 300 -w 30
+cs_barrier_$rep   barrier_on_stream -n 300 -w 30
+cs_sync_$rep      sync_on_stream -n 300 -w 30
+cs_fcollect_$rep  fcollect_on_stream -b 16 -e 4K -f 4 -n 300 -w 30
+LIST
+    done
+    ll_rows; } > /tmp/s7B.list
+  rows /tmp/s7B.list "$OUT/jobB" "$B"
+  mps_stop
+  ;;
+V)
+  start=$SECONDS
+  rm -rf /tmp/var && mkdir -p /tmp/var && cp -r . /tmp/var/src
+  sed -i 's/constexpr size_t kLlMaxBytesThread = 256;/constexpr size_t kLlMaxBytesThread = 2048;/' \
+    /tmp/var/src/include/mori/shmem/team/ll_exchange.hpp
+  grep -q 'kLlMaxBytesThread = 2048;' /tmp/var/src/include/mori/shmem/team/ll_exchange.hpp || { echo "no patch"; exit 2; }
+  cmake -S /tmp/var/src -B ../build-var -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release \
+    > "$OUT/var_configure.log" 2>&1 &&
+    ninja -C ../build-var mori_shmem_perf mori_shmem_perf_nvshmem mori_shmem_bootstrap_mpi > "$OUT/var_build.log" 2>&1
+  echo "variant build exit $? ($((SECONDS - start)) s)"; tail -2 "$OUT/var_build.log"
+  . tools/mps.sh
+  mps_start
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
+  { grep -E '^#' tools/perf/standard.list; ll_rows; } > /tmp/s7V.list
+  rows /tmp/s7V.list "$OUT/jobV" "$PWD/../build-var"
+  mps_stop
+  ;;
+K) exec bench/results/2026-12-02_device_runs_s5.sh K ;;
+*) echo "unknown phase $phase"; exit 2 ;;
+esac
