@@ -1,16 +1,18 @@
 #!/bin/bash
 # Device runs of the seventh session (2026-12-02), on nvidia-h200 (ONE H200: the PEs share the GPU
 # under CUDA MPS; no figure here is an interconnect figure). The tree is `git archive <commit>`
-# unpacked at .snap; the build trees are ../build-dev and ../build-var; $OUT comes back.
+# unpacked at .snap; the build trees are ../build-dev and ../build-var<n>; $OUT comes back.
 #   B: full build at ../build-dev; the team suites (np2/3/4, the NIC model's mlx5 runs, the device
 #      error tests, the examples, the register budgets); then the rows this session changed, twice
 #      each, mori-shmem and NVSHMEM side by side with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 per PE
 #      (as in 2026-12-02_device_runs_s5.sh K): every scope's reductions (float, 4 B-256 KiB), the
 #      one-thread LL sweeps of fcollect, alltoall and bcast (256 B-4 KiB), and the small
 #      reductions, barrier and sync on a stream with 300 calls per size.
-#   V: the one-thread LL sweeps again from a variant build at ../build-var (only the perf tools)
-#      whose one-thread LL limit is 2 KiB instead of 256 B: the LL form past the limit, for the
-#      crossover with the pull form of B.
+#   V: two variant builds at ../build-var4 and ../build-var8 (mori-shmem's perf tool only) whose
+#      one-thread LL limit is 2 KiB instead of 256 B, one thread keeping 4 or 8 LL words in flight:
+#      the one-thread LL sweeps of fcollect, alltoall, bcast and float reductions past the limit,
+#      for the crossover with the pull form of B, and the direct thread reductions (16-256 KiB); the
+#      SASS of both builds' team collectives.
 #   K: the whole collective list of 2026-12-02_device_runs_s5.sh K from ../build-dev.
 set -uo pipefail
 phase=$1
@@ -57,20 +59,40 @@ LIST
   mps_stop
   ;;
 V)
+  # Two variants side by side, each with the one-thread LL limit at 2 KiB (every row below one
+  # step): one thread keeping 4 LL words in flight (the default) and 8. mori-shmem rows only.
   start=$SECONDS
-  rm -rf /tmp/var && mkdir -p /tmp/var && cp -r . /tmp/var/src
-  sed -i 's/constexpr size_t kLlMaxBytesThread = 256;/constexpr size_t kLlMaxBytesThread = 2048;/' \
-    /tmp/var/src/include/mori/shmem/team/ll_exchange.hpp
-  grep -q 'kLlMaxBytesThread = 2048;' /tmp/var/src/include/mori/shmem/team/ll_exchange.hpp || { echo "no patch"; exit 2; }
-  cmake -S /tmp/var/src -B ../build-var -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release \
-    > "$OUT/var_configure.log" 2>&1 &&
-    ninja -C ../build-var mori_shmem_perf mori_shmem_perf_nvshmem mori_shmem_bootstrap_mpi > "$OUT/var_build.log" 2>&1
-  echo "variant build exit $? ($((SECONDS - start)) s)"; tail -2 "$OUT/var_build.log"
+  for v in 4 8; do
+    rm -rf /tmp/var$v && mkdir -p /tmp/var$v && cp -r . /tmp/var$v/src
+    f=/tmp/var$v/src/include/mori/shmem/team/ll_exchange.hpp
+    sed -i 's/constexpr size_t kLlMaxBytesThread = 256;/constexpr size_t kLlMaxBytesThread = 2048;/' $f
+    sed -i "s/constexpr int kLlInFlight = std::is_same_v<S, Block> ? 2 : 4;/constexpr int kLlInFlight = std::is_same_v<S, Block> ? 2 : std::is_same_v<S, Thread> ? $v : 4;/" $f
+    grep -q 'kLlMaxBytesThread = 2048;' $f && grep -q "Thread> ? $v : 4;" $f || { echo "variant $v: no patch"; exit 2; }
+    (cmake -S /tmp/var$v/src -B ../build-var$v -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release \
+      > "$OUT/var${v}_configure.log" 2>&1 &&
+      ninja -C ../build-var$v mori_shmem_perf mori_shmem_bootstrap_mpi > "$OUT/var${v}_build.log" 2>&1
+      echo "variant $v build exit $? ($((SECONDS - start)) s)") &
+  done
+  wait
+  for v in 4 8; do
+    o=$(find ../build-var$v -name team_general.cpp.o | head -1)
+    cuobjdump -sass "$o" > "$OUT/var${v}_team_general.sass" 2>&1 && gzip "$OUT/var${v}_team_general.sass"
+  done
   . tools/mps.sh
   mps_start
   export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
-  { grep -E '^#' tools/perf/standard.list; ll_rows; } > /tmp/s7V.list
-  rows /tmp/s7V.list "$OUT/jobV" "$PWD/../build-var"
+  for v in 4 8; do
+    { grep -E '^#' tools/perf/standard.list
+      cat <<LIST
+cd_fcollect_v$v  fcollect_latency -s thread -b 64 -e 4K -f 2 -n 200 -w 20
+cd_alltoall_v$v  alltoall_latency -s thread -b 64 -e 4K -f 2 -n 200 -w 20
+cd_bcast_v$v     bcast_latency -s thread -b 32 -e 2K -f 2 -n 200 -w 20
+cd_reduce_v$v    reduction_latency -d float -s thread -b 4 -e 2K -f 2 -n 200 -w 20
+cd_reduce_big_v$v reduction_latency -d float -s thread -b 16K -e 256K -f 16 -n 50 -w 5
+LIST
+    } > /tmp/s7V$v.list
+    rows /tmp/s7V$v.list "$OUT/jobV$v" "$PWD/../build-var$v"
+  done
   mps_stop
   ;;
 K) exec bench/results/2026-12-02_device_runs_s5.sh K ;;

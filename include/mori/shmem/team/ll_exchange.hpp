@@ -104,9 +104,7 @@ MORI_DEVICE_INLINE uint32_t llWholeWords(const void* p, uint32_t bytes) {
 // nvcc 13, sm_90, a kernel calling one collective: thread 54, warp 52, block 56 registers
 // (8 in flight at thread and warp scope: 74; the pull form alone: 40).
 template <class S>
-constexpr int kLlInFlight = std::is_same_v<S, Block>    ? 2
-                            : std::is_same_v<S, Thread> ? 8
-                                                        : 4;
+constexpr int kLlInFlight = std::is_same_v<S, Block> ? 2 : 4;
 
 MORI_DEVICE_INLINE void llStore(uint64_t* p, uint64_t v) { *reinterpret_cast<volatile uint64_t*>(p) = v; }
 MORI_DEVICE_INLINE uint64_t llLoad(const uint64_t* p) {
@@ -293,8 +291,8 @@ MORI_DEVICE_INLINE void llSend(const TeamDevice& t, const LlCall& c, LlOp op, co
 // source) and alltoall (dest block j <- member j's source block <my index>), blocks of `bytes`;
 // llApplies(bytes, t.size, <S is Thread>) on every member. `root` is read for broadcasts only.
 template <class S>
-MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, const void* source, size_t bytesIn,
-                                   int root) {
+MORI_DEVICE_NOINLINE void llExchange(const TeamDevice t, LlOp op, void* dest, const void* source, size_t bytesIn,
+                                     int root) {
   const uint32_t bytes = static_cast<uint32_t>(bytesIn);  // at most kLlMaxBytesGroup
   const LlCall c = llBegin<S>(t, bytes);
   llSend<S>(t, c, op, source, bytes, root);
@@ -335,7 +333,7 @@ MORI_DEVICE_INLINE uint64_t llTake(const uint64_t* region, uint32_t w, uint32_t 
 // the others' words in team order. A unit is a word's 4 data bytes (kE elements of up to 4 bytes)
 // or two words (one 8-byte element); each thread keeps kLlInFlight<S> units per member in flight.
 template <class S, typename T, class F>
-MORI_DEVICE_INLINE void llReduce(const TeamDevice& t, T* dest, const T* source, size_t nIn, F combineOp) {
+MORI_DEVICE_NOINLINE void llReduce(const TeamDevice t, T* dest, const T* source, size_t nIn, F combineOp) {
   constexpr uint32_t kE = sizeof(T) >= 4 ? 1 : 4 / sizeof(T), kW = sizeof(T) == 8 ? 2 : 1;
   constexpr int kIf = std::is_same_v<S, Block> ? 2 : 4;
   using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
@@ -350,39 +348,44 @@ MORI_DEVICE_INLINE void llReduce(const TeamDevice& t, T* dest, const T* source, 
     for (int j = 0; j < t.size; ++j)
       if (j != t.myIndex) llReceive<kIf>(c.region(j), 1, c.tag, nullptr, 0, rank, step);
   for (uint32_t u0 = rank; u0 < units; u0 += step * kIf) {
-    T acc[kIf][kE];
-    for (int j = 0; j < t.size; ++j) {
-      T v[kIf][kE] = {};
-      if (j == t.myIndex) {
-#pragma unroll
-        for (int k = 0; k < kIf; ++k)
-#pragma unroll
-          for (uint32_t e = 0; e < kE; ++e) {
-            const uint32_t i = (u0 + k * step) * kE + e;
-            v[k][e] = i < n ? source[i] : T{};
-          }
-      } else {
-        const uint64_t* region = c.region(j);
-        uint64_t raw[kIf][kW];
-#pragma unroll
-        for (int k = 0; k < kIf; ++k)
-#pragma unroll
-          for (uint32_t h = 0; h < kW; ++h)
-            if (u0 + k * step < units) raw[k][h] = llLoad(region + (u0 + k * step) * kW + h);
-#pragma unroll
-        for (int k = 0; k < kIf; ++k) {
-          if (u0 + k * step >= units) continue;
-          const uint32_t w = (u0 + k * step) * kW;
-          Bits bits = static_cast<uint32_t>(llTake(region, w, c.tag, raw[k][0]));
-          if constexpr (kW == 2)
-            bits |= static_cast<uint64_t>(static_cast<uint32_t>(llTake(region, w + 1, c.tag, raw[k][1]))) << 32;
-          __builtin_memcpy(v[k], &bits, sizeof(Bits));
-        }
-      }
+    T acc[kIf][kE], own[kIf][kE];
+    const auto fold = [&](int j, const T(&v)[kIf][kE]) {
 #pragma unroll
       for (int k = 0; k < kIf; ++k)
 #pragma unroll
         for (uint32_t e = 0; e < kE; ++e) acc[k][e] = j ? combineOp(acc[k][e], v[k][e]) : v[k][e];
+    };
+    // This PE's values first: their loads overlap those of the first member's words.
+#pragma unroll
+    for (int k = 0; k < kIf; ++k)
+#pragma unroll
+      for (uint32_t e = 0; e < kE; ++e) {
+        const uint32_t i = (u0 + k * step) * kE + e;
+        own[k][e] = i < n ? source[i] : T{};
+      }
+    for (int j = 0; j < t.size; ++j) {
+      if (j == t.myIndex) {
+        fold(j, own);
+        continue;
+      }
+      const uint64_t* region = c.region(j);
+      uint64_t raw[kIf][kW];
+#pragma unroll
+      for (int k = 0; k < kIf; ++k)
+#pragma unroll
+        for (uint32_t h = 0; h < kW; ++h)
+          if (u0 + k * step < units) raw[k][h] = llLoad(region + (u0 + k * step) * kW + h);
+      T v[kIf][kE] = {};
+#pragma unroll
+      for (int k = 0; k < kIf; ++k) {
+        if (u0 + k * step >= units) continue;
+        const uint32_t w = (u0 + k * step) * kW;
+        Bits bits = static_cast<uint32_t>(llTake(region, w, c.tag, raw[k][0]));
+        if constexpr (kW == 2)
+          bits |= static_cast<uint64_t>(static_cast<uint32_t>(llTake(region, w + 1, c.tag, raw[k][1]))) << 32;
+        __builtin_memcpy(v[k], &bits, sizeof(Bits));
+      }
+      fold(j, v);
     }
 #pragma unroll
     for (int k = 0; k < kIf; ++k)
