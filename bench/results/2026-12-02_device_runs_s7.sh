@@ -65,7 +65,7 @@ V)
   for v in 4 8; do
     rm -rf /tmp/var$v && mkdir -p /tmp/var$v && cp -r . /tmp/var$v/src
     f=/tmp/var$v/src/include/mori/shmem/team/ll_exchange.hpp
-    sed -i 's/constexpr size_t kLlMaxBytesThread = 256;/constexpr size_t kLlMaxBytesThread = 2048;/' $f
+    sed -i 's/constexpr size_t kLlMaxBytesThread = 256;/constexpr size_t kLlMaxBytesThread = 2048;/; s/llApplies(kLlMaxBytesThread, 64, true)/llApplies(kLlMaxBytesThread, 4, true)/' $f
     sed -i "s/constexpr int kLlInFlight = std::is_same_v<S, Block> ? 2 : 4;/constexpr int kLlInFlight = std::is_same_v<S, Block> ? 2 : std::is_same_v<S, Thread> ? $v : 4;/" $f
     grep -q 'kLlMaxBytesThread = 2048;' $f && grep -q "Thread> ? $v : 4;" $f || { echo "variant $v: no patch"; exit 2; }
     (cmake -S /tmp/var$v/src -B ../build-var$v -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release \
