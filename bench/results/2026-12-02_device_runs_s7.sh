@@ -13,6 +13,7 @@
 #      the one-thread LL sweeps of fcollect, alltoall, bcast and float reductions past the limit,
 #      for the crossover with the pull form of B, and the direct thread reductions (16-256 KiB); the
 #      SASS of both builds' team collectives.
+#   F: the final job (below); its main list runs three times, the summary giving each row's median.
 #   K: the whole collective list of 2026-12-02_device_runs_s5.sh K from ../build-dev.
 set -uo pipefail
 phase=$1
@@ -94,6 +95,69 @@ LIST
     rows /tmp/s7V$v.list "$OUT/jobV$v" "$PWD/../build-var$v"
   done
   mps_stop
+  ;;
+F)
+  # The final job: the full build at ../build-dev and, beside it, a variant at ../build-var (the
+  # perf tool only) whose one-thread LL limit is 2 KiB; the team suites; the one-thread sweeps
+  # from the variant (every size one step, mori-shmem only) and from the main build (mori-shmem
+  # and NVSHMEM side by side); then the whole collective list of K with 300 calls per size for
+  # the small stream rows.
+  start=$SECONDS
+  rm -rf /tmp/var && mkdir -p /tmp/var && cp -r . /tmp/var/src
+  f=/tmp/var/src/include/mori/shmem/team/ll_exchange.hpp
+  sed -i 's/constexpr size_t kLlMaxBytesThread = [0-9]*;/constexpr size_t kLlMaxBytesThread = 2048;/; s/llApplies(kLlMaxBytesThread, 64, true)/llApplies(kLlMaxBytesThread, 4, true)/' $f
+  grep -q 'kLlMaxBytesThread = 2048;' $f || { echo "variant: no patch"; exit 2; }
+  (cmake -S /tmp/var/src -B ../build-var -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release \
+    > "$OUT/var_configure.log" 2>&1 &&
+    ninja -C ../build-var mori_shmem_perf mori_shmem_bootstrap_mpi > "$OUT/var_build.log" 2>&1
+    echo "variant build exit $? ($((SECONDS - start)) s)") &
+  SUITE_TESTS="${SUITE_TESTS:-team|collectives|nvshmem|example_allreduce|example_team_pipeline|register_budget}" \
+    SUITE_EXCLUDE=nic_model_rate SUITE_TEST_TIMEOUT=240 SUITE_BENCH=0 MORI_GPU_BUILD=$B OUT=$OUT/suite \
+    tools/gpu_suite.sh > "$OUT/suite.log" 2>&1
+  echo "gpu_suite exit $? ($((SECONDS - start)) s)"; grep -E "GPU tests|Failed|\*\*\*" "$OUT/suite.log" | head
+  wait
+  . tools/mps.sh
+  mps_start
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
+  thread_rows() {
+    cat <<LIST
+cd_fcollect_t$1  fcollect_latency -s thread -b 64 -e 2K -f 2 -n 200 -w 20
+cd_alltoall_t$1  alltoall_latency -s thread -b 64 -e 2K -f 2 -n 200 -w 20
+cd_bcast_t$1     bcast_latency -s thread -b 32 -e 1K -f 2 -n 200 -w 20
+cd_reduce_t$1    reduction_latency -d float -s thread -b 4 -e 1K -f 2 -n 200 -w 20
+LIST
+  }
+  { grep -E '^#' tools/perf/standard.list; thread_rows v; } > /tmp/s7Fv.list
+  JOB_TIMEOUT=60 rows /tmp/s7Fv.list "$OUT/jobFv" "$PWD/../build-var"
+  { grep -E '^#' tools/perf/standard.list
+    for rep in 1 2 3; do  # ids repeat: the summary reports each row's median
+      thread_rows m
+      cat <<'LIST'
+cd_alltoall      alltoall_latency -s all -b 16 -e 256K -f 16 -n 100 -w 10
+cd_bcast         bcast_latency -s all -b 8 -e 256K -f 32 -n 100 -w 10
+cd_fcollect      fcollect_latency -s all -b 16 -e 256K -f 16 -n 100 -w 10
+cd_reduce        reduction_latency -d float -s all -b 4 -e 256K -f 16 -n 100 -w 10
+cd_barrier       barrier_latency -s all -n 1000 -w 100
+cd_sync          sync_latency -s all -n 1000 -w 100
+cd_bcast_ll      bcast_latency -s all -b 256 -e 16K -f 2 -n 200 -w 20
+cd_fcollect_ll   fcollect_latency -s all -b 256 -e 16K -f 2 -n 200 -w 20
+cd_alltoall_ll   alltoall_latency -s all -b 256 -e 16K -f 2 -n 200 -w 20
+cs_alltoall      alltoall_on_stream -b 16 -e 4K -f 16 -n 300 -w 30
+cs_alltoall_big  alltoall_on_stream -b 64K -e 16M -f 16 -n 20 -w 2
+cs_bcast         broadcast_on_stream -b 8 -e 8K -f 32 -n 300 -w 30
+cs_bcast_big     broadcast_on_stream -b 256K -e 16M -f 32 -n 20 -w 2
+cs_fcollect      fcollect_on_stream -b 16 -e 4K -f 16 -n 300 -w 30
+cs_fcollect_big  fcollect_on_stream -b 64K -e 16M -f 16 -n 20 -w 2
+cs_reduce        reduction_on_stream -d bfloat16 -b 4 -e 16K -f 16 -n 300 -w 30
+cs_reduce_big    reduction_on_stream -d bfloat16 -b 256K -e 16M -f 16 -n 20 -w 2
+cs_barrier       barrier_on_stream -n 300 -w 30
+cs_sync          sync_on_stream -n 300 -w 30
+LIST
+    done
+  } > /tmp/s7Fm.list
+  JOB_TIMEOUT=${JOB_TIMEOUT:-330} rows /tmp/s7Fm.list "$OUT/jobF" "$B"
+  mps_stop
+  echo "total $((SECONDS - start)) s"
   ;;
 K) exec bench/results/2026-12-02_device_runs_s5.sh K ;;
 *) echo "unknown phase $phase"; exit 2 ;;

@@ -24,6 +24,7 @@ namespace {
 
 using namespace mori::test;
 using mori::shmem::team::combine;
+using mori::shmem::team::kLlMaxBytesThread;
 using mori::shmem::team::Op;
 
 constexpr int kThreads = 256;
@@ -222,12 +223,12 @@ TEST(Collectives, LargeOnStream) {
 // ---- back to back: buffer reuse from one call to the next ---------------------------------------
 // Broadcast (root changing), fcollect, alltoall and a uint8 sum reduction in turn, one call after
 // the other without a sync between, each on fresh data, sizes changing every call across the LL
-// limits (one-step calls and pull calls alternate: at thread scope 256 bytes is LL and 257 not; at
-// wave and block scope 8192 is LL on teams of 2, 4096 on teams of up to 4, 8200 never). Each PE
-// writes its source before each call and checks its dest after it: a word left over from an
-// earlier call (the LL area's half is reused two calls later) or a peer still writing would show
-// as a wrong byte. result[0] counts bad bytes; result[1] keeps the first as iteration << 40 |
-// kind << 32 | byte index.
+// limits (one-step calls and pull calls alternate: at thread scope kLlMaxBytesThread is LL and a
+// byte more not; at wave and block scope 8192 is LL on teams of 2, 4096 on teams of up to 4, 8200
+// never). Each PE writes its source before each call and checks its dest after it: a word left
+// over from an earlier call (the LL area's half is reused two calls later) or a peer still writing
+// would show as a wrong byte. result[0] counts bad bytes; result[1] keeps the first as
+// iteration << 40 | kind << 32 | byte index.
 constexpr size_t kB2bMaxBytes = 8200;
 constexpr int kB2bSizeCount = 9;
 constexpr int kB2bKinds = 4;
@@ -241,8 +242,8 @@ __host__ __device__ inline size_t b2bBytes(int it) {
     case 0: return 1;
     case 1: return 0;
     case 2: return 6;
-    case 3: return 256;
-    case 4: return 257;
+    case 3: return kLlMaxBytesThread;
+    case 4: return kLlMaxBytesThread + 1;
     case 5: return 1025;
     case 6: return 4096;
     case 7: return 8192;
@@ -579,24 +580,25 @@ TEST(Reduce, In1024ThreadBlocksAndMisaligned) {
   }
 }
 // The one-step (LL) reductions' edges: dest and source off 4-byte alignment (the words packed
-// byte by byte), partial last words, in place, the LL limits exactly (256 B from one thread, 8 KiB
+// byte by byte), partial last words, in place, the LL limits exactly (kLlMaxBytesThread from one thread, 8 KiB
 // per member from a block: LL on teams of 2, within a half on larger ones) and just past them, and
 // no elements at all.
 TEST(Reduce, OneStepEdges) {
   Teams teams;
   uint64_t seed = 9500;
   for (mori_shmem_team_t t : teams.all) {
+    constexpr size_t kT = kLlMaxBytesThread;
     ASSERT_TRUE(
-        (runReduce<uint8_t, Op::Sum>(t, 255, false, reduceDevice_uint8_sum<0, false>(), seed++, "uint8 thread", 1)));
+        (runReduce<uint8_t, Op::Sum>(t, kT - 1, false, reduceDevice_uint8_sum<0, false>(), seed++, "uint8 thread", 1)));
     ASSERT_TRUE(
-        (runReduce<uint8_t, Op::Xor>(t, 255, true, reduceDevice_uint8_xor<0, false>(), seed++, "uint8 thread", 3)));
-    ASSERT_TRUE(
-        (runReduce<short, Op::Min>(t, 127, true, reduceDevice_short_min<0, false>(), seed++, "short thread", 1)));
+        (runReduce<uint8_t, Op::Xor>(t, kT - 1, true, reduceDevice_uint8_xor<0, false>(), seed++, "uint8 thread", 3)));
+    ASSERT_TRUE((
+        runReduce<short, Op::Min>(t, kT / 2 - 1, true, reduceDevice_short_min<0, false>(), seed++, "short thread", 1)));
     ASSERT_TRUE((runReduce<short, Op::Min>(t, 4095, true, reduceDevice_short_min<1, true>(), seed++, "short warp", 1)));
     ASSERT_TRUE(
-        (runReduce<int64_t, Op::Prod>(t, 32, false, reduceDevice_int64_prod<0, false>(), seed++, "int64 thread")));
-    ASSERT_TRUE(
-        (runReduce<uint64_t, Op::Max>(t, 33, true, reduceDevice_uint64_max<0, false>(), seed++, "uint64 thread")));
+        (runReduce<int64_t, Op::Prod>(t, kT / 8, false, reduceDevice_int64_prod<0, false>(), seed++, "int64 thread")));
+    ASSERT_TRUE((runReduce<uint64_t, Op::Max>(t, kT / 8 + 1, true, reduceDevice_uint64_max<0, false>(), seed++,
+                                              "uint64 thread")));
     ASSERT_TRUE((
         runReduce<mori_shmem_half_t, Op::Sum>(t, 4096, true, reduceDevice_half_sum<2, false>(), seed++, "half block")));
     ASSERT_TRUE(

@@ -48,7 +48,7 @@ namespace mori::shmem::team {
 // (NVSHMEM 2.9-3.5); one thread's LL fcollect takes 3.1 us at 256 B but 5.4 us at 512 B and
 // 9.9 us at 1 KiB, where the pull form pays two syncs and one thread's remote read (13.9 us for
 // 4 KiB).
-constexpr size_t kLlMaxBytesThread = 256;
+constexpr size_t kLlMaxBytesThread = 128;
 constexpr size_t kLlMaxBytesGroup = 8192;
 
 MORI_HOST_DEVICE_INLINE constexpr size_t llWords(size_t bytes) { return bytes ? (bytes + 3) / 4 : 1; }
@@ -174,6 +174,16 @@ inline MORI_DEVICE_NOINLINE void llWaitMissing(const uint64_t* region, uint32_t 
   }
 }
 
+// Word w of an LL region once it carries `tag`.
+MORI_DEVICE_INLINE uint64_t llTake(const uint64_t* region, uint32_t w, uint32_t tag) {
+  uint64_t v = llLoad(region + w);
+  if (static_cast<uint32_t>(v >> 32) != tag) {
+    llWaitMissing(region, w, 1, 1u, tag);
+    v = llLoad(region + w);
+  }
+  return v;
+}
+
 // Waits for `words` words of `region` tagged `tag` (threads rank, rank + step, ...) and, when
 // `out` is set, stores their data bytes into out[0, bytes).
 template <int kInFlight>
@@ -207,12 +217,7 @@ MORI_DEVICE_INLINE void llReceive(const uint64_t* region, uint32_t words, uint32
   // word of this half before this PE's next-but-one call.
   if (out)
     for (uint32_t w = whole + rank; w < words; w += step) {
-      uint64_t v = llLoad(region + w);
-      if (static_cast<uint32_t>(v >> 32) != tag) {
-        llWaitMissing(region, w, 1, 1u, tag);
-        v = llLoad(region + w);
-      }
-      llStoreChunk(out, bytes, w, static_cast<uint32_t>(v));
+      llStoreChunk(out, bytes, w, static_cast<uint32_t>(llTake(region, w, tag)));
     }
 }
 
@@ -318,15 +323,6 @@ MORI_DEVICE_NOINLINE void llExchange(const TeamDevice t, LlOp op, void* dest, co
   llEnd<S>(t, c);  // dest is complete
 }
 
-// Word w of an LL region once it carries `tag` (each thread checks the words it uses itself).
-MORI_DEVICE_INLINE uint64_t llTake(const uint64_t* region, uint32_t w, uint32_t tag, uint64_t v) {
-  if (MORI_UNLIKELY(static_cast<uint32_t>(v >> 32) != tag)) {
-    llWaitMissing(region, w, 1, 1u, tag);
-    v = llLoad(region + w);
-  }
-  return v;
-}
-
 // The LL form of a reduction (collectives.hpp: reduceWith) of n elements of T, n * sizeof(T)
 // bytes per member with llApplies; dest equal to source or apart from it. Every member sends its
 // source as an fcollect does; each then combines, for its elements, its own source's values and
@@ -335,7 +331,7 @@ MORI_DEVICE_INLINE uint64_t llTake(const uint64_t* region, uint32_t w, uint32_t 
 template <class S, typename T, class F>
 MORI_DEVICE_NOINLINE void llReduce(const TeamDevice t, T* dest, const T* source, size_t nIn, F combineOp) {
   constexpr uint32_t kE = sizeof(T) >= 4 ? 1 : 4 / sizeof(T), kW = sizeof(T) == 8 ? 2 : 1;
-  constexpr int kIf = std::is_same_v<S, Block> ? 2 : 4;
+  constexpr int kIf = kLlInFlight<S>;
   using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
   static_assert(kE * sizeof(T) == sizeof(Bits), "a unit is one word's data bytes or two words'");
   const uint32_t n = static_cast<uint32_t>(nIn), bytes = n * static_cast<uint32_t>(sizeof(T));
@@ -375,14 +371,26 @@ MORI_DEVICE_NOINLINE void llReduce(const TeamDevice t, T* dest, const T* source,
 #pragma unroll
         for (uint32_t h = 0; h < kW; ++h)
           if (u0 + k * step < units) raw[k][h] = llLoad(region + (u0 + k * step) * kW + h);
+            // Word h of unit u0 + k * step is word u0 * kW + h + k * (kW * step): one wait per h for
+            // the words of the pass that did not carry this call's tag yet, then those are loaded again.
+#pragma unroll
+      for (uint32_t h = 0; h < kW; ++h) {
+        uint32_t missing = 0;
+#pragma unroll
+        for (int k = 0; k < kIf; ++k)
+          if (u0 + k * step < units && static_cast<uint32_t>(raw[k][h] >> 32) != c.tag) missing |= 1u << k;
+        if (MORI_UNLIKELY(missing != 0)) {
+          llWaitMissing(region, u0 * kW + h, kW * step, missing, c.tag);
+#pragma unroll
+          for (int k = 0; k < kIf; ++k)
+            if (u0 + k * step < units) raw[k][h] = llLoad(region + (u0 + k * step) * kW + h);
+        }
+      }
       T v[kIf][kE] = {};
 #pragma unroll
       for (int k = 0; k < kIf; ++k) {
-        if (u0 + k * step >= units) continue;
-        const uint32_t w = (u0 + k * step) * kW;
-        Bits bits = static_cast<uint32_t>(llTake(region, w, c.tag, raw[k][0]));
-        if constexpr (kW == 2)
-          bits |= static_cast<uint64_t>(static_cast<uint32_t>(llTake(region, w + 1, c.tag, raw[k][1]))) << 32;
+        Bits bits = static_cast<uint32_t>(raw[k][0]);
+        if constexpr (kW == 2) bits |= static_cast<uint64_t>(static_cast<uint32_t>(raw[k][1])) << 32;
         __builtin_memcpy(v[k], &bits, sizeof(Bits));
       }
       fold(j, v);
