@@ -296,8 +296,8 @@ MORI_DEVICE_INLINE void llSend(const TeamDevice& t, const LlCall& c, LlOp op, co
 // source) and alltoall (dest block j <- member j's source block <my index>), blocks of `bytes`;
 // llApplies(bytes, t.size, <S is Thread>) on every member. `root` is read for broadcasts only.
 template <class S>
-MORI_DEVICE_NOINLINE void llExchange(const TeamDevice t, LlOp op, void* dest, const void* source, size_t bytesIn,
-                                     int root) {
+MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, const void* source, size_t bytesIn,
+                                   int root) {
   const uint32_t bytes = static_cast<uint32_t>(bytesIn);  // at most kLlMaxBytesGroup
   const LlCall c = llBegin<S>(t, bytes);
   llSend<S>(t, c, op, source, bytes, root);
@@ -329,7 +329,7 @@ MORI_DEVICE_NOINLINE void llExchange(const TeamDevice t, LlOp op, void* dest, co
 // the others' words in team order. A unit is a word's 4 data bytes (kE elements of up to 4 bytes)
 // or two words (one 8-byte element); each thread keeps kLlInFlight<S> units per member in flight.
 template <class S, typename T, class F>
-MORI_DEVICE_NOINLINE void llReduce(const TeamDevice t, T* dest, const T* source, size_t nIn, F combineOp) {
+MORI_DEVICE_INLINE void llReduce(const TeamDevice& t, T* dest, const T* source, size_t nIn, F combineOp) {
   constexpr uint32_t kE = sizeof(T) >= 4 ? 1 : 4 / sizeof(T), kW = sizeof(T) == 8 ? 2 : 1;
   constexpr int kIf = kLlInFlight<S>;
   using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
