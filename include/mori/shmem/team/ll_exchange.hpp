@@ -97,12 +97,10 @@ MORI_DEVICE_INLINE uint32_t llWholeWords(const void* p, uint32_t bytes) {
   return p && (reinterpret_cast<uintptr_t>(p) & 3) == 0 ? bytes / 4 : 0;
 }
 
-// Words per thread and pass: loads in flight before their use. 4 for a thread (256 B in 16
-// passes) and a wave (1 KiB in 2), 2 for a block (128 threads or more: 1 KiB in one pass). With
-// 32-bit indices (an LL call moves at most kLlHalfBytes) and the word-wise own-block copy this
-// keeps a kernel that calls the collective within 64 registers, so 1024-thread blocks launch:
-// nvcc 13, sm_90, a kernel calling one collective: thread 54, warp 52, block 56 registers
-// (8 in flight at thread and warp scope: 74; the pull form alone: 40).
+// Loads per thread and pass in flight before their use: pairs of words (llReceive), 16-byte
+// source units or words (llWrite), units (llReduce). 4 for a thread or a wave, 2 for a block (128
+// threads or more). The LL paths run in the device library (shmem/device/team_general.cpp),
+// within its register cap of 64.
 template <class S>
 constexpr int kLlInFlight = std::is_same_v<S, Block> ? 2 : 4;
 
@@ -110,16 +108,54 @@ MORI_DEVICE_INLINE void llStore(uint64_t* p, uint64_t v) { *reinterpret_cast<vol
 MORI_DEVICE_INLINE uint64_t llLoad(const uint64_t* p) {
   return gpu::atomicLoad<gpu::Order::Relaxed, gpu::Scope::System>(p);
 }
+// Two words at a 16-byte boundary. NVIDIA: one 16-byte access (a vector access is one access per
+// element for the memory model: each word stays whole). AMD: two 8-byte accesses.
+MORI_DEVICE_INLINE void llStore2(uint64_t* p, uint64_t a, uint64_t b) {
+#if MORI_PLATFORM_AMD
+  llStore(p, a);
+  llStore(p + 1, b);
+#else
+  asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
+#endif
+}
+MORI_DEVICE_INLINE void llLoad2(const uint64_t* p, uint64_t& a, uint64_t& b) {
+#if MORI_PLATFORM_AMD
+  a = llLoad(p);
+  b = llLoad(p + 1);
+#else
+  asm volatile("ld.relaxed.sys.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
+#endif
+}
 
 // Writes `words` words, tag | bytes [4w, 4w + 4) of src (src null: the tag alone), to `to`
-// (threads rank, rank + size, ...).
+// (16-byte aligned; threads rank, rank + size, ...). A 16-byte aligned source goes 16 bytes (four
+// words) per load and thread, the rest 4 bytes per load, or byte by byte when unaligned.
 template <int kInFlight>
 MORI_DEVICE_INLINE void llWrite(uint64_t* to, const uint8_t* src, uint32_t bytes, uint32_t words, uint32_t tag,
                                 uint32_t rank, uint32_t step) {
   const uint64_t tagBits = static_cast<uint64_t>(tag) << 32;
+  uint32_t done = 0;  // words written by the 16-byte loop
+  if (src && (reinterpret_cast<uintptr_t>(src) & 15) == 0) {
+    const uint32_t quads = bytes / 16;
+    const auto* src16 = reinterpret_cast<const impl::Vec16*>(src);
+    for (uint32_t q = rank; q < quads; q += step * kInFlight) {
+      impl::Vec16 v[kInFlight];
+#pragma unroll
+      for (int u = 0; u < kInFlight; ++u)
+        if (q + u * step < quads) v[u] = src16[q + u * step];
+#pragma unroll
+      for (int u = 0; u < kInFlight; ++u)
+        if (q + u * step < quads) {
+          uint64_t* p = to + 4 * (q + u * step);
+          llStore2(p, tagBits | v[u].x, tagBits | v[u].y);
+          llStore2(p + 2, tagBits | v[u].z, tagBits | v[u].w);
+        }
+    }
+    done = quads * 4;
+  }
   const uint32_t whole = llWholeWords(src, bytes);
   const uint32_t* src32 = reinterpret_cast<const uint32_t*>(src);
-  uint32_t w = rank;
+  uint32_t w = done + rank;
   for (; w < whole; w += step * kInFlight) {
     uint64_t v[kInFlight];
 #pragma unroll
@@ -129,7 +165,8 @@ MORI_DEVICE_INLINE void llWrite(uint64_t* to, const uint8_t* src, uint32_t bytes
     for (int u = 0; u < kInFlight; ++u)
       if (w + u * step < whole) llStore(to + w + u * step, v[u]);
   }
-  for (w = whole + rank; w < words; w += step) llStore(to + w, tagBits | (src ? llLoadChunk(src, bytes, w) : 0u));
+  for (w = (whole > done ? whole : done) + rank; w < words; w += step)
+    llStore(to + w, tagBits | (src ? llLoadChunk(src, bytes, w) : 0u));
 }
 
 // Copies bytes [0, bytes) (threads rank, rank + step, ...): 32-bit words when both ends are 4-byte
@@ -184,41 +221,57 @@ MORI_DEVICE_INLINE uint64_t llTake(const uint64_t* region, uint32_t w, uint32_t 
   return v;
 }
 
-// Waits for `words` words of `region` tagged `tag` (threads rank, rank + step, ...) and, when
-// `out` is set, stores their data bytes into out[0, bytes).
+// Waits for `words` words of `region` (16-byte aligned) tagged `tag` (threads rank, rank + step,
+// ...) and, when `out` is set, stores their data bytes into out[0, bytes). Words go two per load
+// (a pair), kInFlight pairs per thread and pass.
 template <int kInFlight>
 MORI_DEVICE_INLINE void llReceive(const uint64_t* region, uint32_t words, uint32_t tag, uint8_t* out, uint32_t bytes,
                                   uint32_t rank, uint32_t step) {
-  static_assert(kInFlight <= 32, "one bit per word in flight");
+  static_assert(kInFlight <= 32, "one bit per pair in flight");
   const uint32_t whole = llWholeWords(out, bytes);
   uint32_t* out32 = reinterpret_cast<uint32_t*>(out);
-  for (uint32_t w0 = rank; w0 < words; w0 += step * kInFlight) {
-    uint64_t v[kInFlight];
-    uint32_t missing = 0;  // bit u: word w0 + u * step did not carry this call's tag yet
+  const uint32_t pairs = words / 2;
+  for (uint32_t p0 = rank; p0 < pairs; p0 += step * kInFlight) {
+    uint64_t a[kInFlight], b[kInFlight];
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u)
-      if (w0 + u * step < words) v[u] = llLoad(region + w0 + u * step);
+      if (p0 + u * step < pairs) llLoad2(region + 2 * (p0 + u * step), a[u], b[u]);
+    uint32_t missA = 0, missB = 0;  // bit u: the pair's first (second) word lacks this call's tag
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u)
-      if (w0 + u * step < words && static_cast<uint32_t>(v[u] >> 32) != tag) missing |= 1u << u;
-    if (missing) {
-      llWaitMissing(region, w0, step, missing, tag);
+      if (p0 + u * step < pairs) {
+        if (static_cast<uint32_t>(a[u] >> 32) != tag) missA |= 1u << u;
+        if (static_cast<uint32_t>(b[u] >> 32) != tag) missB |= 1u << u;
+      }
+    if (missA | missB) {
+      if (missA) llWaitMissing(region, 2 * p0, 2 * step, missA, tag);
+      if (missB) llWaitMissing(region, 2 * p0 + 1, 2 * step, missB, tag);
 #pragma unroll
-      for (int u = 0; u < kInFlight; ++u)
-        if (w0 + u * step < words) v[u] = llLoad(region + w0 + u * step);  // every word is there now
+      for (int u = 0; u < kInFlight; ++u)  // every word is there now
+        if (p0 + u * step < pairs) llLoad2(region + 2 * (p0 + u * step), a[u], b[u]);
     }
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u)
-      if (w0 + u * step < whole) out32[w0 + u * step] = static_cast<uint32_t>(v[u]);
+    for (int u = 0; u < kInFlight; ++u) {
+      const uint32_t w = 2 * (p0 + u * step);
+      if (w + 1 < whole) {
+        out32[w] = static_cast<uint32_t>(a[u]);
+        out32[w + 1] = static_cast<uint32_t>(b[u]);
+      }
+    }
   }
-  // The rest of dest (a partial last word, or every word of an unaligned dest). Another thread of
-  // the scope may have been the one that saw word w's tag above, and nothing orders this thread's
-  // read after that: each thread checks the tags of the words it reads here. No member rewrites a
-  // word of this half before this PE's next-but-one call.
-  if (out)
-    for (uint32_t w = whole + rank; w < words; w += step) {
-      llStoreChunk(out, bytes, w, static_cast<uint32_t>(llTake(region, w, tag)));
-    }
+  // The rest: an odd last word, and the words of dest that are not whole aligned pairs (a partial
+  // last word, every word of an unaligned dest). Another thread of the scope may have been the one
+  // that saw word w's tag above, and nothing orders this thread's read after that: each thread
+  // checks the tags of the words it reads here. No member rewrites a word of this half before this
+  // PE's next-but-one call.
+  const uint32_t stored = whole / 2 * 2;  // words stored by the pair loop (at most 2 * pairs)
+  for (uint32_t w = stored + rank; w < words; w += step) {
+    const uint32_t v = static_cast<uint32_t>(llTake(region, w, tag));
+    if (w < whole)
+      out32[w] = v;
+    else if (out)
+      llStoreChunk(out, bytes, w, v);
+  }
 }
 
 enum class LlOp { Broadcast, Fcollect, Alltoall };
