@@ -14,6 +14,7 @@
 #      for the crossover with the pull form of B, and the direct thread reductions (16-256 KiB); the
 #      SASS of both builds' team collectives.
 #   F: the final job (below); its main list runs three times, the summary giving each row's median.
+#   G: two candidate trees compared (below).
 #   K: the whole collective list of 2026-12-02_device_runs_s5.sh K from ../build-dev.
 set -uo pipefail
 phase=$1
@@ -156,6 +157,65 @@ LIST
     done
   } > /tmp/s7Fm.list
   JOB_TIMEOUT=${JOB_TIMEOUT:-330} rows /tmp/s7Fm.list "$OUT/jobF" "$B"
+  mps_stop
+  echo "total $((SECONDS - start)) s"
+  ;;
+G)
+  # Two candidates side by side: this tree (.snap) and the tree at ../.snap2 (carried as .snap2 at
+  # the repository root), each built (the team suites' targets and the perf tools) at
+  # ../build-<name>, its team suites run, then the collective list (device forms: thread rows
+  # 64 B-2 KiB twice, every scope's rows and LL sweeps; stream forms) per candidate, mori-shmem and
+  # NVSHMEM side by side (the thread rows' medians). G_NAMES names the two.
+  start=$SECONDS
+  read -r nameA nameB <<< "${G_NAMES:-cur alt}"
+  targets="test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline
+    mori_nic_model mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem register_budget_kernels"
+  for n in "$nameA:$PWD" "$nameB:$PWD/../.snap2"; do
+    (name=${n%%:*}; src=${n#*:}
+      cmake -S "$src" -B ../build-$name -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release \
+        > "$OUT/${name}_configure.log" 2>&1 && ninja -C ../build-$name $targets > "$OUT/${name}_build.log" 2>&1
+      echo "$name build exit $? ($((SECONDS - start)) s)") &
+  done
+  wait
+  for name in $nameA $nameB; do
+    SUITE_TESTS='team_(np|rdma|device)|collectives|nvshmem_compat_(np|rdma)|example_allreduce|example_team_pipeline' \
+      SUITE_BUILD=0 SUITE_TEST_TIMEOUT=240 SUITE_BENCH=0 MORI_GPU_BUILD=$PWD/../build-$name OUT=$OUT/suite_$name \
+      tools/gpu_suite.sh > "$OUT/suite_$name.log" 2>&1
+    echo "$name gpu_suite exit $? ($((SECONDS - start)) s)"; grep -E "GPU tests|Failed|\*\*\*" "$OUT/suite_$name.log" | head -5
+  done
+  . tools/mps.sh
+  mps_start
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
+  { grep -E '^#' tools/perf/standard.list
+    for rep in 1 2; do  # ids repeat: the summary reports each row's median
+      cat <<'LIST'
+cd_fcollect_t    fcollect_latency -s thread -b 64 -e 2K -f 2 -n 200 -w 20
+cd_alltoall_t    alltoall_latency -s thread -b 64 -e 2K -f 2 -n 200 -w 20
+cd_bcast_t       bcast_latency -s thread -b 32 -e 1K -f 2 -n 200 -w 20
+cd_reduce_t      reduction_latency -d float -s thread -b 4 -e 1K -f 2 -n 200 -w 20
+LIST
+    done
+    cat <<'LIST'
+cd_alltoall      alltoall_latency -s all -b 16 -e 256K -f 16 -n 100 -w 10
+cd_bcast         bcast_latency -s all -b 8 -e 256K -f 32 -n 100 -w 10
+cd_fcollect      fcollect_latency -s all -b 16 -e 256K -f 16 -n 100 -w 10
+cd_reduce        reduction_latency -d float -s all -b 4 -e 256K -f 16 -n 100 -w 10
+cd_barrier       barrier_latency -s all -n 1000 -w 100
+cd_sync          sync_latency -s all -n 1000 -w 100
+cd_bcast_ll      bcast_latency -s all -b 256 -e 16K -f 2 -n 200 -w 20
+cd_fcollect_ll   fcollect_latency -s all -b 256 -e 16K -f 2 -n 200 -w 20
+cd_alltoall_ll   alltoall_latency -s all -b 256 -e 16K -f 2 -n 200 -w 20
+cs_alltoall      alltoall_on_stream -b 16 -e 4K -f 16 -n 300 -w 30
+cs_bcast         broadcast_on_stream -b 8 -e 8K -f 32 -n 300 -w 30
+cs_fcollect      fcollect_on_stream -b 16 -e 4K -f 16 -n 300 -w 30
+cs_reduce        reduction_on_stream -d bfloat16 -b 4 -e 16K -f 16 -n 300 -w 30
+cs_barrier       barrier_on_stream -n 300 -w 30
+cs_sync          sync_on_stream -n 300 -w 30
+LIST
+  } > /tmp/s7G.list
+  for name in $nameA $nameB; do
+    JOB_TIMEOUT=120 MORI_COMMIT=$name rows /tmp/s7G.list "$OUT/jobG_$name" "$PWD/../build-$name"
+  done
   mps_stop
   echo "total $((SECONDS - start)) s"
   ;;
