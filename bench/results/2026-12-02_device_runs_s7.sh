@@ -163,9 +163,9 @@ LIST
 G)
   # Two candidates side by side: this tree (.snap) and the tree at ../.snap2 (carried as .snap2 at
   # the repository root), each built (the team suites' targets and the perf tools) at
-  # ../build-<name>, its team suites run, then the collective list (device forms: thread rows
-  # 64 B-2 KiB twice, every scope's rows and LL sweeps; stream forms) per candidate, mori-shmem and
-  # NVSHMEM side by side (the thread rows' medians). G_NAMES names the two.
+  # ../build-<name>, its team suites run, then the rows the two differ in (one thread 64 B-2 KiB
+  # twice, every scope's reductions and LL sweeps, small fcollects and reductions on a stream) per
+  # candidate, mori-shmem and NVSHMEM side by side (the thread rows' medians). G_NAMES names the two.
   start=$SECONDS
   read -r nameA nameB <<< "${G_NAMES:-cur alt}"
   targets="test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline
@@ -196,21 +196,12 @@ cd_reduce_t      reduction_latency -d float -s thread -b 4 -e 1K -f 2 -n 200 -w 
 LIST
     done
     cat <<'LIST'
-cd_alltoall      alltoall_latency -s all -b 16 -e 256K -f 16 -n 100 -w 10
-cd_bcast         bcast_latency -s all -b 8 -e 256K -f 32 -n 100 -w 10
-cd_fcollect      fcollect_latency -s all -b 16 -e 256K -f 16 -n 100 -w 10
 cd_reduce        reduction_latency -d float -s all -b 4 -e 256K -f 16 -n 100 -w 10
-cd_barrier       barrier_latency -s all -n 1000 -w 100
-cd_sync          sync_latency -s all -n 1000 -w 100
 cd_bcast_ll      bcast_latency -s all -b 256 -e 16K -f 2 -n 200 -w 20
 cd_fcollect_ll   fcollect_latency -s all -b 256 -e 16K -f 2 -n 200 -w 20
 cd_alltoall_ll   alltoall_latency -s all -b 256 -e 16K -f 2 -n 200 -w 20
-cs_alltoall      alltoall_on_stream -b 16 -e 4K -f 16 -n 300 -w 30
-cs_bcast         broadcast_on_stream -b 8 -e 8K -f 32 -n 300 -w 30
 cs_fcollect      fcollect_on_stream -b 16 -e 4K -f 16 -n 300 -w 30
 cs_reduce        reduction_on_stream -d bfloat16 -b 4 -e 16K -f 16 -n 300 -w 30
-cs_barrier       barrier_on_stream -n 300 -w 30
-cs_sync          sync_on_stream -n 300 -w 30
 LIST
   } > /tmp/s7G.list
   for name in $nameA $nameB; do
