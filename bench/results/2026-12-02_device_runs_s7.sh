@@ -170,7 +170,7 @@ G)
   read -r nameA nameB <<< "${G_NAMES:-cur alt}"
   targets="test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline
     mori_nic_model mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem register_budget_kernels"
-  for n in "$nameA:$PWD" "$nameB:$PWD/../.snap2"; do
+  for n in "$nameA:$PWD" ${nameB:+"$nameB:$PWD/../.snap2"}; do
     (name=${n%%:*}; src=${n#*:}
       cmake -S "$src" -B ../build-$name -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release \
         > "$OUT/${name}_configure.log" 2>&1 && ninja -C ../build-$name $targets > "$OUT/${name}_build.log" 2>&1
