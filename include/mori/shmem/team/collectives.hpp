@@ -232,13 +232,10 @@ constexpr int kReduceUnitsOneThread = 4;
 // loads of every member's source (every member P2P-reachable, dest apart from source). The host's
 // multi-block reduction kernel runs it with the grid's thread index and size. Teams of up to
 // kOnePassMembers: one pass, in units of Lanes<T> when dest and every source are aligned to them
-// (kUnits of them per member and thread in flight), the rest element by element. Out of line: its
-// registers apart from the LL path's (one thread's 256 KiB float reduction took 6.01 ms with both
-// in one function, 5.47 apart; NVSHMEM 5.76), while the LL path stays inline, where a call costs
-// a small collective 0.4-0.9 us.
+// (kUnits of them per member and thread in flight), the rest element by element.
 template <int kUnits = kReduceUnits, typename T, class F>
-MORI_DEVICE_NOINLINE void reduceDirect(const TeamDevice t, T* dest, const T* source, size_t n, F combineOp, size_t rank,
-                                       size_t size) {
+MORI_DEVICE_INLINE void reduceDirect(const TeamDevice& t, T* dest, const T* source, size_t n, F combineOp, size_t rank,
+                                     size_t size) {
   if (t.size <= kOnePassMembers) {
     // Every index of src is a constant after unrolling: the pointers stay in registers.
     const T* src[kOnePassMembers];
@@ -286,13 +283,28 @@ MORI_DEVICE_NOINLINE void reduceDirect(const TeamDevice t, T* dest, const T* sou
   }
 }
 
+// One thread's LL reduction, out of line: inline beside the direct path it took that path's
+// registers (one thread's 256 KiB float reduction: 6.01 ms beside it, 5.46 apart, NVSHMEM 5.76;
+// with the direct path out of line instead, 6.23). A wave's or block's stays inline: out of line
+// a block's 4-byte reduction took 3.6 us instead of 2.5
+// (bench/results/2026-12-02T0720Z_h200x1_mps_pct50_ll_reductions_and_vector_words.json).
+template <class S, typename T, class F>
+MORI_DEVICE_NOINLINE void llReduceApart(const TeamDevice t, T* dest, const T* source, size_t n, F combineOp) {
+  llReduce<S>(t, dest, source, n, combineOp);
+}
+
 template <class S, typename T, class F>
 MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source, size_t n, F combineOp) {
   const size_t bytes = n * sizeof(T);
   const uintptr_t d = reinterpret_cast<uintptr_t>(dest), s = reinterpret_cast<uintptr_t>(source);
   const bool overlap = n && d < s + bytes && s < d + bytes;
-  if (llApplies(bytes, t.size, kOneThread<S>) && (!overlap || d == s))
-    return llReduce<S>(t, dest, source, n, combineOp);
+  if (llApplies(bytes, t.size, kOneThread<S>) && (!overlap || d == s)) {
+    if constexpr (kOneThread<S>)
+      llReduceApart<S>(t, dest, source, n, combineOp);
+    else
+      llReduce<S>(t, dest, source, n, combineOp);
+    return;
+  }
   syncRelease<S>(t);
   bool allP2p = true;
   for (int j = 0; j < t.size && allP2p; ++j) allP2p = mori_shmem_ptr(source, t.worldPe(j)) != nullptr;
