@@ -287,7 +287,7 @@ MORI_DEVICE_INLINE void reduceDirect(const TeamDevice& t, T* dest, const T* sour
 // registers (one thread's 256 KiB float reduction: 6.01 ms beside it, 5.46 apart, NVSHMEM 5.76;
 // with the direct path out of line instead, 6.23). A wave's or block's stays inline: out of line
 // a block's 4-byte reduction took 3.6 us instead of 2.5
-// (bench/results/2026-12-02T0720Z_h200x1_mps_pct50_ll_reductions_and_vector_words.json).
+// (bench/results/2026-12-02T0723Z_h200x1_mps_pct50_ll_reductions_and_vector_words.json).
 template <class S, typename T, class F>
 MORI_DEVICE_NOINLINE void llReduceApart(const TeamDevice t, T* dest, const T* source, size_t n, F combineOp) {
   llReduce<S>(t, dest, source, n, combineOp);

@@ -42,12 +42,12 @@ namespace mori::shmem::team {
 // a wave or block (a "group"). The path depends on the scope, so every member of a collective call
 // calls it at the same scope (NVSHMEM's device fcollect also picks its algorithm by scope: no LL
 // for one thread); members at different scopes wait for each other until the wait timeout reports
-// it. Crossovers on one H200, 2 PEs, NVSHMEM with full MPS support beside it
-// (bench/results/2026-12-02T0050Z_h200x1_mps_final_run_commitd2cb5aa.json): a wave or a block
+// it. Crossovers on one H200, 2 PEs, NVSHMEM with full MPS support beside it: a wave or a block
 // broadcasts 256 B-1 KiB by LL in 1.1-1.4 us, where the pull form takes 3.3-4.6 us at 2-8 KiB
-// (NVSHMEM 2.9-3.5); one thread's LL fcollect takes 3.1 us at 256 B but 5.4 us at 512 B and
-// 9.9 us at 1 KiB, where the pull form pays two syncs and one thread's remote read (13.9 us for
-// 4 KiB).
+// (NVSHMEM 2.9-3.5; bench/results/2026-12-02T0050Z_h200x1_mps_final_run_commitd2cb5aa.json); one
+// thread's LL fcollect took 3.2, 4.7 and 7.6 us at 64, 128 and 256 B per member, where the pull
+// form, two syncs and one thread's remote read, took 4.9 at 256 B
+// (bench/results/2026-12-02T0723Z_h200x1_mps_pct50_ll_reductions_and_vector_words.json, 5db044d).
 constexpr size_t kLlMaxBytesThread = 128;
 constexpr size_t kLlMaxBytesGroup = 8192;
 
@@ -74,7 +74,7 @@ static_assert(llApplies(0, 2, true) && llApplies(kLlMaxBytesThread, 64, true) &&
                   !llApplies(kLlMaxBytesGroup, 3, false) && !llApplies(kLlMaxBytesGroup + 1, 2, false) &&
                   llApplies(4096, 4, false) && llApplies(1024, 16, false) && llApplies(16, 1024, true) &&
                   !llApplies(16, 1025, false),
-              "the LL limits: 256 B per member for one thread, 8 KiB for a wave or block, and every member's "
+              "the LL limits: 128 B per member for one thread, 8 KiB for a wave or block, and every member's "
               "region in one half");
 
 }  // namespace mori::shmem::team
