@@ -420,12 +420,13 @@ MORI_DEVICE_INLINE void llReduce(const TeamDevice& t, T* dest, const T* source, 
       const uint64_t* region = c.region(j);
       uint64_t raw[kIf][kW];
 #pragma unroll
-      for (int k = 0; k < kIf; ++k)
+      for (int k = 0; k < kIf; ++k) {
 #pragma unroll
         for (uint32_t h = 0; h < kW; ++h)
           if (u0 + k * step < units) raw[k][h] = llLoad(region + (u0 + k * step) * kW + h);
-            // Word h of unit u0 + k * step is word u0 * kW + h + k * (kW * step): one wait per h for
-            // the words of the pass that did not carry this call's tag yet, then those are loaded again.
+      }
+      // Word h of unit u0 + k * step is word u0 * kW + h + k * (kW * step): one wait per h for the
+      // words of the pass that did not carry this call's tag yet, then those are loaded again.
 #pragma unroll
       for (uint32_t h = 0; h < kW; ++h) {
         uint32_t missing = 0;
