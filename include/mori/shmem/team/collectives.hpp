@@ -283,10 +283,9 @@ MORI_DEVICE_INLINE void reduceDirect(const TeamDevice& t, T* dest, const T* sour
   }
 }
 
-// One thread's LL reduction, out of line: inline beside the direct path it took that path's
-// registers (one thread's 256 KiB float reduction: 6.01 ms beside it, 5.46 apart, NVSHMEM 5.76;
-// with the direct path out of line instead, 6.23). A wave's or block's stays inline: out of line
-// a block's 4-byte reduction took 3.6 us instead of 2.5
+// One thread's LL reduction, out of line: inline, it takes the registers of the direct path in the
+// same function (one thread's 256 KiB float reduction: 6.01 ms beside it, 5.46 apart). A wave's
+// or block's stays inline, where the call costs a small reduction about 1 us
 // (bench/results/2026-12-02T0723Z_h200x1_mps_pct50_ll_reductions_and_vector_words.json).
 template <class S, typename T, class F>
 MORI_DEVICE_NOINLINE void llReduceApart(const TeamDevice t, T* dest, const T* source, size_t n, F combineOp) {
