@@ -1,0 +1,83 @@
+#!/bin/bash
+# Device runs of the eighth session (2026-12-02), on nvidia-h200 (ONE H200: the PEs share the GPU
+# under CUDA MPS; no figure here is an interconnect figure). The tree is `git archive <commit>`
+# unpacked at .snap; $OUT comes back. MORI_COMMIT names the commit in the records.
+#   H: the tree built at ../build-main (the team suites' targets and the perf tools) and its team
+#      suites; beside it a variant at ../build-v16 (the perf tools only) whose LL area halves are
+#      64 KiB instead of 32 (the scratch 128 KiB) and whose LL limit for a wave or block is 16 KiB
+#      instead of 8. Then, mori-shmem and NVSHMEM side by side with
+#      CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 per PE: from the tree, the reductions of every scope
+#      (one thread's float, double and bfloat16 rows twice: the summary reports their medians),
+#      a wave's and a block's one-step reductions 128 B-8 KiB and the stream reductions; from the
+#      variant, the broadcasts, fcollects and alltoalls of a wave and a block across the 8 KiB
+#      limit (4-32 KiB per member).
+set -uo pipefail
+phase=$1
+cd "$(dirname "$0")/../.."
+export PATH=/usr/local/cuda/bin:$PATH OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+commit=${MORI_COMMIT:-unknown}
+rows() {  # rows <list> <job dir> <build>: the lines of <list> side by side, summary to stdout
+  MORI_PERF_LIST=$1 OUT=$2 MORI_COMMIT=$commit \
+    timeout "${JOB_TIMEOUT:-300}" tools/perf/run_benchmarks.sh "$3" "$2" > "$2.log" 2>&1
+  echo "run_benchmarks exit $?"; grep -E "latency|rows below|runs:" "$2/bench_summary.txt" 2>/dev/null
+  (cd "$(dirname "$2")" && tar -czf "$(basename "$2").tgz" "$(basename "$2")" && rm -rf "$(basename "$2")")
+}
+case "$phase" in
+H)
+  start=$SECONDS
+  rm -rf /tmp/v16 && mkdir -p /tmp/v16 && cp -r . /tmp/v16/src
+  f=/tmp/v16/src/include/mori/shmem/team
+  sed -i 's/constexpr size_t kScratchBytes = 64 \* 1024;/constexpr size_t kScratchBytes = 128 * 1024;/;
+          s/constexpr size_t kLlHalfBytes = 32 \* 1024;/constexpr size_t kLlHalfBytes = 64 * 1024;/' $f/team_types.hpp
+  sed -i 's/constexpr size_t kLlMaxBytesGroup = 8192;/constexpr size_t kLlMaxBytesGroup = 16384;/;
+          s/!llApplies(16, 1025, false)/!llApplies(16, 2049, false)/' $f/ll_exchange.hpp
+  grep -q 'kLlHalfBytes = 64 \* 1024;' $f/team_types.hpp && grep -q 'kLlMaxBytesGroup = 16384;' $f/ll_exchange.hpp ||
+    { echo "variant: no patch"; exit 2; }
+  targets="test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline
+    mori_nic_model mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem register_budget_kernels"
+  for n in "main:$PWD:$targets" "v16:/tmp/v16/src:mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem"; do
+    (IFS=: read -r name src tg <<< "$n"
+      cmake -S "$src" -B ../build-$name -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release \
+        > "$OUT/${name}_configure.log" 2>&1 && ninja -C ../build-$name $tg > "$OUT/${name}_build.log" 2>&1
+      echo "$name build exit $? ($((SECONDS - start)) s)") &
+  done
+  wait
+  SUITE_TESTS='team_(np|rdma|device)|collectives|nvshmem_compat_(np|rdma)|example_allreduce|example_team_pipeline' \
+    SUITE_BUILD=0 SUITE_TEST_TIMEOUT=240 SUITE_BENCH=0 MORI_GPU_BUILD=$PWD/../build-main OUT=$OUT/suite \
+    tools/gpu_suite.sh > "$OUT/suite.log" 2>&1
+  echo "gpu_suite exit $? ($((SECONDS - start)) s)"; grep -E "GPU tests|Failed|\*\*\*" "$OUT/suite.log" | head -5
+  . tools/mps.sh
+  mps_start
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
+  { grep -E '^#' tools/perf/standard.list
+    for rep in 1 2; do  # ids repeat: the summary reports each row's median
+      cat <<'LIST'
+cd_reduce_t      reduction_latency -d float -s thread -b 4 -e 1K -f 2 -n 200 -w 20
+cd_reduce_td     reduction_latency -d double -s thread -b 8 -e 1K -f 2 -n 200 -w 20
+cd_reduce_tb     reduction_latency -d bfloat16 -s thread -b 2 -e 1K -f 2 -n 200 -w 20
+LIST
+    done
+    cat <<'LIST'
+cd_reduce        reduction_latency -d float -s all -b 4 -e 256K -f 16 -n 100 -w 10
+cd_reduce_wb     reduction_latency -d float -s warp -b 128 -e 8K -f 4 -n 200 -w 20
+cd_reduce_bb     reduction_latency -d float -s block -b 128 -e 8K -f 4 -n 200 -w 20
+cs_reduce        reduction_on_stream -d bfloat16 -b 4 -e 16K -f 4 -n 300 -w 30
+LIST
+  } > /tmp/s8H.list
+  JOB_TIMEOUT=150 rows /tmp/s8H.list "$OUT/jobH_main" "$PWD/../build-main"
+  { grep -E '^#' tools/perf/standard.list
+    for s in warp block; do
+      cat <<LIST
+cd_bcast_v16_$s     bcast_latency -s $s -b 4K -e 32K -f 2 -n 200 -w 20
+cd_fcollect_v16_$s  fcollect_latency -s $s -b 8K -e 64K -f 2 -n 200 -w 20
+cd_alltoall_v16_$s  alltoall_latency -s $s -b 8K -e 64K -f 2 -n 200 -w 20
+LIST
+    done
+  } > /tmp/s8V.list
+  JOB_TIMEOUT=120 rows /tmp/s8V.list "$OUT/jobH_v16" "$PWD/../build-v16"
+  mps_stop
+  echo "total $((SECONDS - start)) s"
+  ;;
+*) echo "unknown phase $phase"; exit 2 ;;
+esac
