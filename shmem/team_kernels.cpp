@@ -30,7 +30,7 @@ __global__ __launch_bounds__(kSpreadThreads) void moveKernel(CollectiveArgs a) {
     case MORI_SHMEM_COLL_BROADCAST: broadcastMove<Block>(a.team, a.dest, a.source, lo, hi, a.root); break;
     case MORI_SHMEM_COLL_FCOLLECT: fcollectMove<Block>(a.team, a.dest, a.source, a.bytes, lo, hi); break;
     case MORI_SHMEM_COLL_ALLTOALL: alltoallMove<Block>(a.team, a.dest, a.source, a.bytes, lo, hi); break;
-    default: break;
+    default: failKind(a.team.handle, "collective kind", a.kind);
   }
 }
 

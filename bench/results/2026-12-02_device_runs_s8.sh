@@ -10,13 +10,14 @@
 #      (one thread's float, double and bfloat16 rows twice: the summary reports their medians),
 #      a wave's and a block's one-step reductions 128 B-8 KiB and the stream reductions; from the
 #      variant, the broadcasts, fcollects and alltoalls of a wave and a block across the 8 KiB
-#      limit (4-32 KiB per member).
+#      limit (4-32 KiB per member). V16=0: without the variant.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
 export PATH=/usr/local/cuda/bin:$PATH OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 commit=${MORI_COMMIT:-unknown}
+V16=${V16:-1}  # 0: phase H without the variant
 rows() {  # rows <list> <job dir> <build>: the lines of <list> side by side, summary to stdout
   MORI_PERF_LIST=$1 OUT=$2 MORI_COMMIT=$commit \
     timeout "${JOB_TIMEOUT:-300}" tools/perf/run_benchmarks.sh "$3" "$2" > "$2.log" 2>&1
@@ -34,9 +35,11 @@ H)
           s/!llApplies(16, 1025, false)/!llApplies(16, 2049, false)/' $f/ll_exchange.hpp
   grep -q 'kLlHalfBytes = 64 \* 1024;' $f/team_types.hpp && grep -q 'kLlMaxBytesGroup = 16384;' $f/ll_exchange.hpp ||
     { echo "variant: no patch"; exit 2; }
-  targets="test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline
-    mori_nic_model mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem register_budget_kernels"
-  for n in "main:$PWD:$targets" "v16:/tmp/v16/src:mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem"; do
+  targets="test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline"
+  targets+=" mori_nic_model mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem register_budget_kernels"
+  builds=("main:$PWD:$targets")
+  [ "$V16" = 1 ] && builds+=("v16:/tmp/v16/src:mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem")
+  for n in "${builds[@]}"; do
     (IFS=: read -r name src tg <<< "$n"
       cmake -S "$src" -B ../build-$name -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release \
         > "$OUT/${name}_configure.log" 2>&1 && ninja -C ../build-$name $tg > "$OUT/${name}_build.log" 2>&1
@@ -75,7 +78,7 @@ cd_alltoall_v16_$s  alltoall_latency -s $s -b 8K -e 64K -f 2 -n 200 -w 20
 LIST
     done
   } > /tmp/s8V.list
-  JOB_TIMEOUT=120 rows /tmp/s8V.list "$OUT/jobH_v16" "$PWD/../build-v16"
+  [ "$V16" = 1 ] && JOB_TIMEOUT=120 rows /tmp/s8V.list "$OUT/jobH_v16" "$PWD/../build-v16"
   mps_stop
   echo "total $((SECONDS - start)) s"
   ;;

@@ -24,10 +24,11 @@ MORI_LIB_NOINLINE void reduceOf(int team, void* dest, const void* source, size_t
   }                                                                                                                  \
   extern "C" MORI_LIB_NOINLINE void mori_shmemi_team_reduce_##SC(int team, void* dest, const void* source, size_t n, \
                                                                  int dtype, int op) {                                \
-    withDtype(dtype, 0, [&](auto* type) {                                                                            \
+    const bool typed = withDtype(dtype, false, [&](auto* type) {                                                     \
       reduceOf<S, std::remove_pointer_t<decltype(type)>>(team, dest, source, n, op);                                 \
-      return 0;                                                                                                      \
+      return true;                                                                                                   \
     });                                                                                                              \
+    if (!typed) failKind(team, "reduction element type", dtype);                                                     \
   }
 MORI_TEAM_GENERAL(thread, Thread)
 MORI_TEAM_GENERAL(warp, Warp)

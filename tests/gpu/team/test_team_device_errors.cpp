@@ -1,5 +1,7 @@
 // Device-side misuse of teams stops the kernel with a message naming the handle, never a hang or
-// a silent wrong answer: a handle no team has, a destroyed team, a value outside the table. Each
+// a silent wrong answer: a handle no team has, a destroyed team, a value outside the table; and a
+// value that names no collective kind or element type reaching the device library's dispatch
+// (only a caller inside mori-shmem can pass one: the test calls the library's entries directly). Each
 // case poisons the GPU context, so ctest runs each in its own process (--gtest_filter) and
 // requires the device's message and the verdict line in the output.
 #include "tests/gpu/gpu_test_util.hpp"
@@ -10,6 +12,13 @@ namespace {
 
 __global__ void syncKernel(mori_shmem_team_t team) { mori_shmem_team_sync_block(team); }
 __global__ void reduceKernel(mori_shmem_team_t team, int* buf) { mori_shmem_int_sum_reduce_thread(team, buf, buf, 1); }
+
+__global__ void collectiveOfKind(int kind, int* buf) {
+  mori_shmemi_team_collective_thread(MORI_SHMEM_TEAM_WORLD, kind, buf, buf, 4, 0);
+}
+__global__ void reduceOfType(int dtype, int* buf) {
+  mori_shmemi_team_reduce_thread(MORI_SHMEM_TEAM_WORLD, buf, buf, 1, dtype, MORI_SHMEM_REDUCE_SUM);
+}
 
 void expectStopped() {
   EXPECT_NE(hipDeviceSynchronize(), hipSuccess) << "the kernel should have stopped";
@@ -38,6 +47,22 @@ TEST(TeamDeviceErrors, DestroyedTeam) {
 TEST(TeamDeviceErrors, NotAHandle) {
   ASSERT_EQ(mori_shmem_init(), 0);
   syncKernel<<<1, 64>>>(1000);
+  expectStopped();
+}
+
+TEST(TeamDeviceErrors, UnknownCollectiveKind) {
+  ASSERT_EQ(mori_shmem_init(), 0);
+  int* buf = static_cast<int*>(mori_shmem_malloc(64));
+  ASSERT_NE(buf, nullptr);
+  collectiveOfKind<<<1, 1>>>(77, buf);
+  expectStopped();
+}
+
+TEST(TeamDeviceErrors, UnknownElementType) {
+  ASSERT_EQ(mori_shmem_init(), 0);
+  int* buf = static_cast<int*>(mori_shmem_malloc(64));
+  ASSERT_NE(buf, nullptr);
+  reduceOfType<<<1, 1>>>(-7, buf);
   expectStopped();
 }
 

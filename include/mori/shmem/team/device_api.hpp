@@ -48,7 +48,8 @@ MORI_DEVICE_INLINE int32_t teamHandle(const TeamDevice& t) {
 
 // The syncs and data collectives by kind (kKindSync, kKindBarrier, kKindSyncRelease, or a
 // MORI_SHMEM_COLL_* other than reduce), at scope S: the device library's bodies
-// (shmem/device/team_general.cpp) and the host forms' kernel (shmem/team_kernels.cpp).
+// (shmem/device/team_general.cpp) and the host forms' kernel (shmem/team_kernels.cpp). Any other
+// kind stops the kernel naming it (a caller inside mori-shmem passed it).
 template <class S>
 MORI_DEVICE_INLINE void collectiveOf(const TeamDevice& t, int kind, void* dest, const void* source, size_t bytes,
                                      int root) {
@@ -60,7 +61,7 @@ MORI_DEVICE_INLINE void collectiveOf(const TeamDevice& t, int kind, void* dest, 
     case MORI_SHMEM_COLL_FCOLLECT: fcollect<S>(t, dest, source, bytes); break;
     case MORI_SHMEM_COLL_COLLECT: collect<S>(t, dest, source, bytes); break;
     case MORI_SHMEM_COLL_ALLTOALL: alltoall<S>(t, dest, source, bytes); break;
-    default: break;
+    default: failKind(t.handle, "collective kind", kind);
   }
 }
 

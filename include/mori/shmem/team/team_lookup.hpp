@@ -20,6 +20,14 @@ namespace mori::shmem::team {
   gpu::trap();
 }
 
+// A value that names nothing reached a collective's dispatch (`what`: "collective kind", "reduction
+// element type"): a caller inside mori-shmem passed it. Stops the kernel naming it.
+[[noreturn]] inline MORI_DEVICE_NOINLINE void failKind(int handle, const char* what, int value) {
+  printf("mori-shmem: team handle %d: internal error: no %s %d [block %d thread %d]\n", handle, what, value,
+         static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x));
+  gpu::trap();
+}
+
 // The live team `handle` of this PE: two constant-memory loads (the state's magic, checked as
 // every device call does, and the table's address) and a load of the entry's fields used.
 // Traps naming the handle when it is no live team of this PE; an unbound module traps as every
