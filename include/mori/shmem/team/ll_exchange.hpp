@@ -98,9 +98,9 @@ MORI_DEVICE_INLINE uint32_t llWholeWords(const void* p, uint32_t bytes) {
 }
 
 // Loads per thread and pass in flight before their use: pairs of words (llReceive), 16-byte
-// source units or words (llWrite), pairs of every member (llReduce: at most 16 elements). 4 for a thread or a wave, 2
-// for a block (128 threads or more). The LL paths run in the device library (shmem/device/team_general.cpp), within its
-// register cap of 64.
+// source units or words (llWrite), units (llReduce). 4 for a thread or a wave, 2 for a block (128
+// threads or more). The LL paths run in the device library (shmem/device/team_general.cpp),
+// within its register cap of 64.
 template <class S>
 constexpr int kLlInFlight = std::is_same_v<S, Block> ? 2 : 4;
 
@@ -221,48 +221,35 @@ MORI_DEVICE_INLINE uint64_t llTake(const uint64_t* region, uint32_t w, uint32_t 
   return v;
 }
 
-// Loads pairs p0 + u * step of `region` (16-byte aligned; u < kInFlight, those below `pairs`) into
-// a[u], b[u] once their words carry `tag`: both words of a pair, or the first alone where the
-// second is word `words` or beyond (the odd last word of a region; its load stays in the region,
-// whose stride is whole 16-byte units). Words missing at the first load are waited for, then the
-// pass is loaded again.
-template <int kInFlight>
-MORI_DEVICE_INLINE void llLoadPairs(const uint64_t* region, uint32_t p0, uint32_t step, uint32_t pairs, uint32_t words,
-                                    uint32_t tag, uint64_t (&a)[kInFlight], uint64_t (&b)[kInFlight]) {
-  static_assert(kInFlight <= 32, "one bit per pair in flight");
-#pragma unroll
-  for (int u = 0; u < kInFlight; ++u)
-    if (p0 + u * step < pairs) llLoad2(region + 2 * (p0 + u * step), a[u], b[u]);
-  uint32_t missA = 0, missB = 0;  // bit u: the pair's first (second) word lacks this call's tag
-#pragma unroll
-  for (int u = 0; u < kInFlight; ++u) {
-    const uint32_t p = p0 + u * step;
-    if (p < pairs) {
-      if (static_cast<uint32_t>(a[u] >> 32) != tag) missA |= 1u << u;
-      if (2 * p + 1 < words && static_cast<uint32_t>(b[u] >> 32) != tag) missB |= 1u << u;
-    }
-  }
-  if (missA | missB) {
-    if (missA) llWaitMissing(region, 2 * p0, 2 * step, missA, tag);
-    if (missB) llWaitMissing(region, 2 * p0 + 1, 2 * step, missB, tag);
-#pragma unroll
-    for (int u = 0; u < kInFlight; ++u)  // every word is there now
-      if (p0 + u * step < pairs) llLoad2(region + 2 * (p0 + u * step), a[u], b[u]);
-  }
-}
-
 // Waits for `words` words of `region` (16-byte aligned) tagged `tag` (threads rank, rank + step,
 // ...) and, when `out` is set, stores their data bytes into out[0, bytes). Words go two per load
 // (a pair), kInFlight pairs per thread and pass.
 template <int kInFlight>
 MORI_DEVICE_INLINE void llReceive(const uint64_t* region, uint32_t words, uint32_t tag, uint8_t* out, uint32_t bytes,
                                   uint32_t rank, uint32_t step) {
+  static_assert(kInFlight <= 32, "one bit per pair in flight");
   const uint32_t whole = llWholeWords(out, bytes);
   uint32_t* out32 = reinterpret_cast<uint32_t*>(out);
   const uint32_t pairs = words / 2;
   for (uint32_t p0 = rank; p0 < pairs; p0 += step * kInFlight) {
     uint64_t a[kInFlight], b[kInFlight];
-    llLoadPairs<kInFlight>(region, p0, step, pairs, words, tag, a, b);
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u)
+      if (p0 + u * step < pairs) llLoad2(region + 2 * (p0 + u * step), a[u], b[u]);
+    uint32_t missA = 0, missB = 0;  // bit u: the pair's first (second) word lacks this call's tag
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u)
+      if (p0 + u * step < pairs) {
+        if (static_cast<uint32_t>(a[u] >> 32) != tag) missA |= 1u << u;
+        if (static_cast<uint32_t>(b[u] >> 32) != tag) missB |= 1u << u;
+      }
+    if (missA | missB) {
+      if (missA) llWaitMissing(region, 2 * p0, 2 * step, missA, tag);
+      if (missB) llWaitMissing(region, 2 * p0 + 1, 2 * step, missB, tag);
+#pragma unroll
+      for (int u = 0; u < kInFlight; ++u)  // every word is there now
+        if (p0 + u * step < pairs) llLoad2(region + 2 * (p0 + u * step), a[u], b[u]);
+    }
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u) {
       const uint32_t w = 2 * (p0 + u * step);
@@ -389,31 +376,26 @@ MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, con
   llEnd<S>(t, c);  // dest is complete
 }
 
-// Pairs per member a thread of a reduction keeps in flight: kLlInFlight<S>, at most 16 elements.
-template <class S, typename T>
-constexpr int kLlReduceInFlight = kLlInFlight<S> * 8 <= 16 * static_cast<int>(sizeof(T))
-                                      ? kLlInFlight<S>
-                                      : 2 * static_cast<int>(sizeof(T));
-
 // The LL form of a reduction (collectives.hpp: reduceWith) of n elements of T, n * sizeof(T)
 // bytes per member with llApplies; dest equal to source or apart from it. Every member sends its
 // source as an fcollect does; each then combines, for its elements, its own source's values and
-// the others' words in team order. A unit is a pair of words (llLoadPairs): 8 data bytes, kE
-// elements.
+// the others' words in team order. A unit is a word's 4 data bytes (kE elements of up to 4 bytes)
+// or two words (one 8-byte element); each thread keeps kLlInFlight<S> units per member in flight.
 template <class S, typename T, class F>
 MORI_DEVICE_INLINE void llReduce(const TeamDevice& t, T* dest, const T* source, size_t nIn, F combineOp) {
-  constexpr uint32_t kE = 8 / sizeof(T);
-  constexpr int kIf = kLlReduceInFlight<S, T>;
-  static_assert(kE * sizeof(T) == 8 && kIf >= 1, "a unit is two words' data bytes: whole elements");
+  constexpr uint32_t kE = sizeof(T) >= 4 ? 1 : 4 / sizeof(T), kW = sizeof(T) == 8 ? 2 : 1;
+  constexpr int kIf = kLlInFlight<S>;
+  using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+  static_assert(kE * sizeof(T) == sizeof(Bits), "a unit is one word's data bytes or two words'");
   const uint32_t n = static_cast<uint32_t>(nIn), bytes = n * static_cast<uint32_t>(sizeof(T));
   const LlCall c = llBegin<S>(t, bytes);
   llSend<S>(t, c, LlOp::Fcollect, source, bytes, 0);
   S::sync();  // every thread's part of the sends has read source before dest (maybe source) changes
   const uint32_t rank = static_cast<uint32_t>(S::rank()), step = static_cast<uint32_t>(S::size());
-  const uint32_t words = static_cast<uint32_t>(llWords(bytes)), units = (bytes + 7) / 8;
+  const uint32_t units = (n + kE - 1) / kE;
   if (units == 0)  // nothing to combine: still wait for every member's arrival word
     for (int j = 0; j < t.size; ++j)
-      if (j != t.myIndex) llReceive<kLlInFlight<S>>(c.region(j), 1, c.tag, nullptr, 0, rank, step);
+      if (j != t.myIndex) llReceive<kIf>(c.region(j), 1, c.tag, nullptr, 0, rank, step);
   for (uint32_t u0 = rank; u0 < units; u0 += step * kIf) {
     T acc[kIf][kE], own[kIf][kE];
     const auto fold = [&](int j, const T(&v)[kIf][kE]) {
@@ -435,14 +417,35 @@ MORI_DEVICE_INLINE void llReduce(const TeamDevice& t, T* dest, const T* source, 
         fold(j, own);
         continue;
       }
-      uint64_t a[kIf], b[kIf];
-      llLoadPairs<kIf>(c.region(j), u0, step, units, words, c.tag, a, b);
-      T v[kIf][kE];
+      const uint64_t* region = c.region(j);
+      uint64_t raw[kIf][kW];
 #pragma unroll
       for (int k = 0; k < kIf; ++k) {
-        // Past the last word, b's data is stale: it lands only in elements at n or beyond.
-        const uint64_t bits = static_cast<uint32_t>(a[k]) | static_cast<uint64_t>(static_cast<uint32_t>(b[k])) << 32;
-        __builtin_memcpy(v[k], &bits, sizeof(bits));
+#pragma unroll
+        for (uint32_t h = 0; h < kW; ++h)
+          if (u0 + k * step < units) raw[k][h] = llLoad(region + (u0 + k * step) * kW + h);
+      }
+      // Word h of unit u0 + k * step is word u0 * kW + h + k * (kW * step): one wait per h for the
+      // words of the pass that did not carry this call's tag yet, then those are loaded again.
+#pragma unroll
+      for (uint32_t h = 0; h < kW; ++h) {
+        uint32_t missing = 0;
+#pragma unroll
+        for (int k = 0; k < kIf; ++k)
+          if (u0 + k * step < units && static_cast<uint32_t>(raw[k][h] >> 32) != c.tag) missing |= 1u << k;
+        if (MORI_UNLIKELY(missing != 0)) {
+          llWaitMissing(region, u0 * kW + h, kW * step, missing, c.tag);
+#pragma unroll
+          for (int k = 0; k < kIf; ++k)
+            if (u0 + k * step < units) raw[k][h] = llLoad(region + (u0 + k * step) * kW + h);
+        }
+      }
+      T v[kIf][kE] = {};
+#pragma unroll
+      for (int k = 0; k < kIf; ++k) {
+        Bits bits = static_cast<uint32_t>(raw[k][0]);
+        if constexpr (kW == 2) bits |= static_cast<uint64_t>(static_cast<uint32_t>(raw[k][1])) << 32;
+        __builtin_memcpy(v[k], &bits, sizeof(Bits));
       }
       fold(j, v);
     }
