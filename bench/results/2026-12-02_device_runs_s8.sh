@@ -11,6 +11,9 @@
 #      a wave's and a block's one-step reductions 128 B-8 KiB and the stream reductions; from the
 #      variant, the broadcasts, fcollects and alltoalls of a wave and a block across the 8 KiB
 #      limit (4-32 KiB per member). V16=0: without the variant.
+#   M: the tree's perf tools built at ../build-main; the whole collective list of
+#      2026-12-02_device_runs_s7.sh F (every scope, LL sweeps, stream forms small and large)
+#      three times, mori-shmem and NVSHMEM side by side (the summary reports each row's median).
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -79,6 +82,43 @@ LIST
     done
   } > /tmp/s8V.list
   [ "$V16" = 1 ] && JOB_TIMEOUT=120 rows /tmp/s8V.list "$OUT/jobH_v16" "$PWD/../build-v16"
+  mps_stop
+  echo "total $((SECONDS - start)) s"
+  ;;
+M)
+  start=$SECONDS
+  cmake -S . -B ../build-main -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release > "$OUT/main_configure.log" 2>&1 &&
+    ninja -C ../build-main mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem > "$OUT/main_build.log" 2>&1
+  echo "build exit $? ($((SECONDS - start)) s)"
+  . tools/mps.sh
+  mps_start
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
+  { grep -E '^#' tools/perf/standard.list
+    for rep in 1 2 3; do  # ids repeat: the summary reports each row's median
+      cat <<'LIST'
+cd_alltoall      alltoall_latency -s all -b 16 -e 256K -f 16 -n 100 -w 10
+cd_bcast         bcast_latency -s all -b 8 -e 256K -f 32 -n 100 -w 10
+cd_fcollect      fcollect_latency -s all -b 16 -e 256K -f 16 -n 100 -w 10
+cd_reduce        reduction_latency -d float -s all -b 4 -e 256K -f 16 -n 100 -w 10
+cd_barrier       barrier_latency -s all -n 1000 -w 100
+cd_sync          sync_latency -s all -n 1000 -w 100
+cd_bcast_ll      bcast_latency -s all -b 256 -e 16K -f 2 -n 200 -w 20
+cd_fcollect_ll   fcollect_latency -s all -b 256 -e 16K -f 2 -n 200 -w 20
+cd_alltoall_ll   alltoall_latency -s all -b 256 -e 16K -f 2 -n 200 -w 20
+cs_alltoall      alltoall_on_stream -b 16 -e 4K -f 16 -n 300 -w 30
+cs_alltoall_big  alltoall_on_stream -b 64K -e 16M -f 16 -n 20 -w 2
+cs_bcast         broadcast_on_stream -b 8 -e 8K -f 32 -n 300 -w 30
+cs_bcast_big     broadcast_on_stream -b 256K -e 16M -f 32 -n 20 -w 2
+cs_fcollect      fcollect_on_stream -b 16 -e 4K -f 16 -n 300 -w 30
+cs_fcollect_big  fcollect_on_stream -b 64K -e 16M -f 16 -n 20 -w 2
+cs_reduce        reduction_on_stream -d bfloat16 -b 4 -e 16K -f 16 -n 300 -w 30
+cs_reduce_big    reduction_on_stream -d bfloat16 -b 256K -e 16M -f 16 -n 20 -w 2
+cs_barrier       barrier_on_stream -n 300 -w 30
+cs_sync          sync_on_stream -n 300 -w 30
+LIST
+    done
+  } > /tmp/s8M.list
+  JOB_TIMEOUT=${JOB_TIMEOUT:-360} rows /tmp/s8M.list "$OUT/jobM" "$PWD/../build-main"
   mps_stop
   echo "total $((SECONDS - start)) s"
   ;;
