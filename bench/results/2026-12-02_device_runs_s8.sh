@@ -14,6 +14,12 @@
 #   M: the tree's perf tools built at ../build-main; the whole collective list of
 #      2026-12-02_device_runs_s7.sh F (every scope, LL sweeps, stream forms small and large)
 #      three times, mori-shmem and NVSHMEM side by side (the summary reports each row's median).
+#   X: (prepared for a later session; not run here) the tree and two variants, the perf tools of
+#      each built side by side at ../build-x<name>: "t256", one thread's one-step limit 256 B per
+#      member instead of 128 (the pull form of 256 B per member is 1.01-1.08x NVSHMEM's); "sum",
+#      one thread's one-step reduction with the operation fixed to sum instead of chosen per
+#      element (AnyOp; sum rows only, so no suite runs it): whether the per-element branch tree
+#      is what makes its passes cost ~0.7 us. One thread's rows, three times each (medians).
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -119,6 +125,40 @@ LIST
     done
   } > /tmp/s8M.list
   JOB_TIMEOUT=${JOB_TIMEOUT:-360} rows /tmp/s8M.list "$OUT/jobM" "$PWD/../build-main"
+  mps_stop
+  echo "total $((SECONDS - start)) s"
+  ;;
+X)
+  start=$SECONDS
+  for v in main t256 sum; do
+    rm -rf /tmp/x$v && mkdir -p /tmp/x$v && cp -r . /tmp/x$v/src
+    f=/tmp/x$v/src/include/mori/shmem/team
+    case $v in
+      t256) sed -i 's/constexpr size_t kLlMaxBytesThread = 128;/constexpr size_t kLlMaxBytesThread = 256;/' $f/ll_exchange.hpp
+            grep -q 'kLlMaxBytesThread = 256;' $f/ll_exchange.hpp || { echo "t256: no patch"; exit 2; } ;;
+      sum) sed -i 's/^  llReduce<S>(t, dest, source, n, combineOp);$/  (void)combineOp;\n  llReduce<S>(t, dest, source, n, Fixed<Op::Sum>{});/' $f/collectives.hpp
+           grep -q 'Fixed<Op::Sum>{});' $f/collectives.hpp || { echo "sum: no patch"; exit 2; } ;;
+    esac
+    (cmake -S /tmp/x$v/src -B ../build-x$v -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release \
+      > "$OUT/x${v}_configure.log" 2>&1 &&
+      ninja -C ../build-x$v mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem > "$OUT/x${v}_build.log" 2>&1
+      echo "$v build exit $? ($((SECONDS - start)) s)") &
+  done
+  wait
+  . tools/mps.sh
+  mps_start
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
+  { grep -E '^#' tools/perf/standard.list
+    for rep in 1 2 3; do
+      cat <<'LIST'
+cd_fcollect_t    fcollect_latency -s thread -b 64 -e 2K -f 2 -n 200 -w 20
+cd_alltoall_t    alltoall_latency -s thread -b 64 -e 2K -f 2 -n 200 -w 20
+cd_bcast_t       bcast_latency -s thread -b 32 -e 1K -f 2 -n 200 -w 20
+cd_reduce_t      reduction_latency -d float -s thread -b 4 -e 1K -f 2 -n 200 -w 20
+LIST
+    done
+  } > /tmp/s8X.list
+  for v in main t256 sum; do JOB_TIMEOUT=120 rows /tmp/s8X.list "$OUT/jobX_$v" "$PWD/../build-x$v"; done
   mps_stop
   echo "total $((SECONDS - start)) s"
   ;;
