@@ -1,8 +1,8 @@
 // Device-side misuse of teams stops the kernel with a message naming the handle, never a hang or
 // a silent wrong answer: a handle no team has, a destroyed team, a value outside the table; and a
 // value that names no collective kind or element type reaching the device library's dispatch
-// (only a caller inside mori-shmem can pass one: the test calls the library's entries directly). Each
-// case poisons the GPU context, so ctest runs each in its own process (--gtest_filter) and
+// (only a caller inside mori-shmem can pass one: the test calls the library's entries directly).
+// Each case poisons the GPU context, so ctest runs each in its own process (--gtest_filter) and
 // requires the device's message and the verdict line in the output.
 #include "tests/gpu/gpu_test_util.hpp"
 
