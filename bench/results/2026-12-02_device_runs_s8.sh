@@ -7,7 +7,8 @@
 #      64 KiB instead of 32 (the scratch 128 KiB) and whose LL limit for a wave or block is 16 KiB
 #      instead of 8. Then, mori-shmem and NVSHMEM side by side with
 #      CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 per PE: from the tree, the reductions of every scope
-#      (one thread's float, double and bfloat16 rows twice: the summary reports their medians),
+#      (one thread's float, double and bfloat16 rows twice: the summary reports their medians; the
+#      double rows fail, the perf tool's -d takes int32, int64, float and bfloat16),
 #      a wave's and a block's one-step reductions 128 B-8 KiB and the stream reductions; from the
 #      variant, the broadcasts, fcollects and alltoalls of a wave and a block across the 8 KiB
 #      limit (4-32 KiB per member). V16=0: without the variant.
