@@ -2,7 +2,8 @@
 // the device API's collectives call these, one entry per scope for the syncs and data
 // collectives and one for the reductions, which goes on to the function of the element type; the
 // operation is chosen per element (a uniform switch in a memory-bound loop, as in the host forms'
-// kernels). Compiled with a register cap of their own (CMakeLists.txt next to this file).
+// kernels), except in one thread's one-step reduction (collectives.hpp: llReduceApart). Compiled
+// with a register cap of their own (CMakeLists.txt next to this file).
 #include "mori/shmem.h"
 #include "shmem/device/general_path.hpp"
 
@@ -13,6 +14,7 @@ namespace {
 // 5.2's device link fail for gfx90a ("unhandled SGPR spill to memory").
 template <class S, typename T>
 MORI_LIB_NOINLINE void reduceOf(int team, void* dest, const void* source, size_t n, int op) {
+  if (MORI_UNLIKELY(!opApplies<T>(static_cast<Op>(op)))) failKind(team, "reduction operation", op);
   reduceWith<S>(teamOf(team), static_cast<T*>(dest), static_cast<const T*>(source), n, AnyOp{static_cast<Op>(op)});
 }
 }  // namespace

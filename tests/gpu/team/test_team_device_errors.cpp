@@ -1,7 +1,8 @@
 // Device-side misuse of teams stops the kernel with a message naming the handle, never a hang or
 // a silent wrong answer: a handle no team has, a destroyed team, a value outside the table; and a
-// value that names no collective kind or element type reaching the device library's dispatch
-// (only a caller inside mori-shmem can pass one: the test calls the library's entries directly).
+// value that names no collective kind, element type or reduction operation of that type reaching
+// the device library's dispatch (only a caller inside mori-shmem can pass one: the test calls the
+// library's entries directly).
 // Each case poisons the GPU context, so ctest runs each in its own process (--gtest_filter) and
 // requires the device's message and the verdict line in the output.
 #include "tests/gpu/gpu_test_util.hpp"
@@ -18,6 +19,12 @@ __global__ void collectiveOfKind(int kind, int* buf) {
 }
 __global__ void reduceOfType(int dtype, int* buf) {
   mori_shmemi_team_reduce_thread(MORI_SHMEM_TEAM_WORLD, buf, buf, 1, dtype, MORI_SHMEM_REDUCE_SUM);
+}
+__global__ void reduceWithOpThread(int dtype, int op, int* buf) {
+  mori_shmemi_team_reduce_thread(MORI_SHMEM_TEAM_WORLD, buf, buf, 1, dtype, op);
+}
+__global__ void reduceWithOpBlock(int dtype, int op, int* buf) {
+  mori_shmemi_team_reduce_block(MORI_SHMEM_TEAM_WORLD, buf, buf, 1, dtype, op);
 }
 
 void expectStopped() {
@@ -63,6 +70,23 @@ TEST(TeamDeviceErrors, UnknownElementType) {
   int* buf = static_cast<int*>(mori_shmem_malloc(64));
   ASSERT_NE(buf, nullptr);
   reduceOfType<<<1, 1>>>(-7, buf);
+  expectStopped();
+}
+
+TEST(TeamDeviceErrors, UnknownOperation) {
+  ASSERT_EQ(mori_shmem_init(), 0);
+  int* buf = static_cast<int*>(mori_shmem_malloc(64));
+  ASSERT_NE(buf, nullptr);
+  reduceWithOpThread<<<1, 1>>>(MORI_SHMEM_DTYPE_INT32, 9, buf);
+  expectStopped();
+}
+
+// A bitwise operation on a floating type: no such reduction (the typed names have none).
+TEST(TeamDeviceErrors, BitwiseOperationOnFloat) {
+  ASSERT_EQ(mori_shmem_init(), 0);
+  int* buf = static_cast<int*>(mori_shmem_malloc(64));
+  ASSERT_NE(buf, nullptr);
+  reduceWithOpBlock<<<1, 64>>>(MORI_SHMEM_DTYPE_FLOAT, MORI_SHMEM_REDUCE_XOR, buf);
   expectStopped();
 }
 

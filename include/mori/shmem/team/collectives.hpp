@@ -182,9 +182,10 @@ constexpr int kOnePassMembers = 8;
 //  - otherwise chunks of half the scratch: members that are not P2P-reachable are fetched into
 //    the other half by gets; an in-place result is staged and written after a team sync, so no
 //    member reads a source that is already overwritten.
-// The operation as a value: Fixed<O> (the device API: one instantiation per operation) or
-// AnyOp (the host API's kernels: the operation chosen per call; one uniform switch per element of
-// a memory-bound loop, and a sixth of the kernels to compile).
+// The operation as a value: Fixed<O> (one instantiation per operation) or AnyOp (the device
+// library's and the host API's kernels: the operation chosen per call; one uniform switch per
+// element of a memory-bound loop, and a sixth of the kernels to compile). Callers check
+// opApplies<T> first: AnyOp has a case for those operations only.
 template <Op O>
 struct Fixed {
   template <typename T>
@@ -192,6 +193,10 @@ struct Fixed {
     return combine<O>(a, b);
   }
 };
+template <typename T>
+MORI_HOST_DEVICE_INLINE bool opApplies(Op op) {
+  return (op >= Op::Sum && op <= Op::Max) || (std::is_integral_v<T> && op >= Op::And && op <= Op::Xor);
+}
 struct AnyOp {
   Op op;
   template <typename T>
@@ -211,6 +216,30 @@ struct AnyOp {
     }
   }
 };
+
+// body(Fixed<O>{}) for the operation of combineOp: an AnyOp's is chosen here, once per call (a
+// Fixed<O> passes through). Stops the kernel naming team `handle` for an operation that does not
+// apply to T.
+template <typename T, class F, class Body>
+MORI_DEVICE_INLINE void withFixedOp(int handle, F combineOp, Body&& body) {
+  if constexpr (!std::is_same_v<F, AnyOp>) {
+    body(combineOp);
+  } else {
+    switch (combineOp.op) {
+      case Op::Sum: return body(Fixed<Op::Sum>{});
+      case Op::Prod: return body(Fixed<Op::Prod>{});
+      case Op::Min: return body(Fixed<Op::Min>{});
+      case Op::Max: return body(Fixed<Op::Max>{});
+      default:
+        if constexpr (std::is_integral_v<T>) {
+          if (combineOp.op == Op::And) return body(Fixed<Op::And>{});
+          if (combineOp.op == Op::Or) return body(Fixed<Op::Or>{});
+          if (combineOp.op == Op::Xor) return body(Fixed<Op::Xor>{});
+        }
+        failKind(handle, "reduction operation", static_cast<int>(combineOp.op));
+    }
+  }
+}
 
 // The unit of the direct-load path's vector loads: 16 bytes of 4- and 8-byte elements, 4 narrower
 // ones (each lane is combined in a register of its own: 16 one-byte lanes per unit took a thread
@@ -287,8 +316,9 @@ MORI_DEVICE_INLINE void reduceDirect(const TeamDevice& t, T* dest, const T* sour
 // same function (one thread's 256 KiB float reduction: 6.01 ms beside it, 5.46 apart). A wave's
 // or block's stays inline, where the call costs a small reduction about 1 us
 // (bench/results/2026-12-02T0723Z_h200x1_mps_pct50_ll_reductions_and_vector_words.json).
-template <class S, typename T, class F>
-MORI_DEVICE_NOINLINE void llReduceApart(const TeamDevice t, T* dest, const T* source, size_t n, F combineOp) {
+// One function per operation (withFixedOp): the operation is chosen once per call, not per element.
+template <class S, typename T, Op O>
+MORI_DEVICE_NOINLINE void llReduceApart(const TeamDevice t, T* dest, const T* source, size_t n, Fixed<O> combineOp) {
   llReduce<S>(t, dest, source, n, combineOp);
 }
 
@@ -299,7 +329,7 @@ MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source
   const bool overlap = n && d < s + bytes && s < d + bytes;
   if (llApplies(bytes, t.size, kOneThread<S>) && (!overlap || d == s)) {
     if constexpr (kOneThread<S>)
-      llReduceApart<S>(t, dest, source, n, combineOp);
+      withFixedOp<T>(t.handle, combineOp, [&](auto op) { llReduceApart<S>(t, dest, source, n, op); });
     else
       llReduce<S>(t, dest, source, n, combineOp);
     return;
