@@ -316,10 +316,15 @@ MORI_DEVICE_INLINE void reduceDirect(const TeamDevice& t, T* dest, const T* sour
 // same function (one thread's 256 KiB float reduction: 6.01 ms beside it, 5.46 apart). A wave's
 // or block's stays inline, where the call costs a small reduction about 1 us
 // (bench/results/2026-12-02T0723Z_h200x1_mps_pct50_ll_reductions_and_vector_words.json).
-// One function per operation (withFixedOp): the operation is chosen once per call, not per element.
-template <class S, typename T, Op O>
-MORI_DEVICE_NOINLINE void llReduceApart(const TeamDevice t, T* dest, const T* source, size_t n, Fixed<O> combineOp) {
-  llReduce<S>(t, dest, source, n, combineOp);
+// Its operation is chosen once per call (withFixedOp), one combine loop per operation after the
+// one send: chosen per element, one thread's float reduction of 128 B took 8.06 us, against 6.62
+// once per call (NVSHMEM 7.43)
+// (bench/results/2026-12-02T1242Z_h200x1_mps_pct50_thread_rows_fixed_op_and_t256.json).
+template <class S, typename T, class F>
+MORI_DEVICE_NOINLINE void llReduceApart(const TeamDevice t, T* dest, const T* source, size_t n, F combineOp) {
+  const LlCall c = llReduceSend<S>(t, source, n * sizeof(T));
+  withFixedOp<T>(t.handle, combineOp, [&](auto op) { llCombine<S>(t, c, dest, source, n, op); });
+  llEnd<S>(t, c);
 }
 
 template <class S, typename T, class F>
@@ -329,7 +334,7 @@ MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source
   const bool overlap = n && d < s + bytes && s < d + bytes;
   if (llApplies(bytes, t.size, kOneThread<S>) && (!overlap || d == s)) {
     if constexpr (kOneThread<S>)
-      withFixedOp<T>(t.handle, combineOp, [&](auto op) { llReduceApart<S>(t, dest, source, n, op); });
+      llReduceApart<S>(t, dest, source, n, combineOp);
     else
       llReduce<S>(t, dest, source, n, combineOp);
     return;

@@ -378,19 +378,26 @@ MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, con
 
 // The LL form of a reduction (collectives.hpp: reduceWith) of n elements of T, n * sizeof(T)
 // bytes per member with llApplies; dest equal to source or apart from it. Every member sends its
-// source as an fcollect does; each then combines, for its elements, its own source's values and
-// the others' words in team order. A unit is a word's 4 data bytes (kE elements of up to 4 bytes)
-// or two words (one 8-byte element); each thread keeps kLlInFlight<S> units per member in flight.
+// source as an fcollect does (llReduceSend); each then combines, for its elements, its own
+// source's values and the others' words in team order (llCombine) and ends the call (llEnd). A
+// unit is a word's 4 data bytes (kE elements of up to 4 bytes) or two words (one 8-byte element);
+// each thread keeps kLlInFlight<S> units per member in flight.
+template <class S>
+MORI_DEVICE_INLINE LlCall llReduceSend(const TeamDevice& t, const void* source, size_t bytesIn) {
+  const uint32_t bytes = static_cast<uint32_t>(bytesIn);  // at most kLlMaxBytesGroup
+  const LlCall c = llBegin<S>(t, bytes);
+  llSend<S>(t, c, LlOp::Fcollect, source, bytes, 0);
+  S::sync();  // every thread's part of the sends has read source before dest (maybe source) changes
+  return c;
+}
 template <class S, typename T, class F>
-MORI_DEVICE_INLINE void llReduce(const TeamDevice& t, T* dest, const T* source, size_t nIn, F combineOp) {
+MORI_DEVICE_INLINE void llCombine(const TeamDevice& t, const LlCall& c, T* dest, const T* source, size_t nIn,
+                                  F combineOp) {
   constexpr uint32_t kE = sizeof(T) >= 4 ? 1 : 4 / sizeof(T), kW = sizeof(T) == 8 ? 2 : 1;
   constexpr int kIf = kLlInFlight<S>;
   using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
   static_assert(kE * sizeof(T) == sizeof(Bits), "a unit is one word's data bytes or two words'");
-  const uint32_t n = static_cast<uint32_t>(nIn), bytes = n * static_cast<uint32_t>(sizeof(T));
-  const LlCall c = llBegin<S>(t, bytes);
-  llSend<S>(t, c, LlOp::Fcollect, source, bytes, 0);
-  S::sync();  // every thread's part of the sends has read source before dest (maybe source) changes
+  const uint32_t n = static_cast<uint32_t>(nIn);
   const uint32_t rank = static_cast<uint32_t>(S::rank()), step = static_cast<uint32_t>(S::size());
   const uint32_t units = (n + kE - 1) / kE;
   if (units == 0)  // nothing to combine: still wait for every member's arrival word
@@ -457,6 +464,11 @@ MORI_DEVICE_INLINE void llReduce(const TeamDevice& t, T* dest, const T* source, 
         if (i < n) dest[i] = acc[k][e];
       }
   }
+}
+template <class S, typename T, class F>
+MORI_DEVICE_INLINE void llReduce(const TeamDevice& t, T* dest, const T* source, size_t n, F combineOp) {
+  const LlCall c = llReduceSend<S>(t, source, n * sizeof(T));
+  llCombine<S>(t, c, dest, source, n, combineOp);
   llEnd<S>(t, c);
 }
 
