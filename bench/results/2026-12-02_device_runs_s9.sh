@@ -17,7 +17,10 @@
 #      the combine loop of the call's operation, and "fixed" (.snap2: one function per operation
 #      and type, each with its own send; the perf tools). The team suites of "split"; one thread's
 #      rows three times for each; the whole list of 2026-12-02_device_runs_s8.sh M three times for
-#      "split". The logs come back as logs.tgz.
+#      "split". The logs were to come back as logs.tgz: tar stopped on the job's own output file
+#      (tee'd into $OUT, still being written), so the logs stayed apart and past the device
+#      tool's count of returned files (the suite's among them).
+#   S: the suites' targets of .snap built at ../build-s and the team suites; six files under $OUT.
 #      Prediction: "split" within run-to-run noise of "fixed" (one thread's float reduction of
 #      128 B 6.6 us); its code: team_general.cpp's SASS 328k -> 208k instructions.
 set -uo pipefail
@@ -104,6 +107,12 @@ Z)
   JOB_TIMEOUT=200 rows /tmp/s9M.list "$OUT/jobM" "$PWD/../build-split"
   mps_stop
   (cd "$OUT" && tar -czf logs.tgz --exclude='*.tgz' --exclude=logs.tgz . && find . -mindepth 1 ! -name '*.tgz' -delete)
+  echo "total $((SECONDS - start)) s"
+  ;;
+S)
+  start=$SECONDS
+  build s "$PWD" $suites
+  suite "$PWD/../build-s"
   echo "total $((SECONDS - start)) s"
   ;;
 *) echo "unknown phase $phase"; exit 2 ;;
