@@ -21,6 +21,7 @@
 #      (tee'd into $OUT, still being written), so the logs stayed apart and past the device
 #      tool's count of returned files (the suite's among them).
 #   S: the suites' targets of .snap built at ../build-s and the team suites; six files under $OUT.
+#      S_TARGETS / S_TESTS: fewer targets and tests (a job with little device time left).
 #      Prediction: "split" within run-to-run noise of "fixed" (one thread's float reduction of
 #      128 B 6.6 us); its code: team_general.cpp's SASS 328k -> 208k instructions.
 set -uo pipefail
@@ -36,7 +37,7 @@ rows() {  # rows <list> <job dir> <build>: the lines of <list> side by side, sum
   (cd "$(dirname "$2")" && tar -czf "$(basename "$2").tgz" "$(basename "$2")" && rm -rf "$(basename "$2")")
 }
 perf="mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem"
-suites="test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline mori_nic_model"
+suites=${S_TARGETS:-"test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline mori_nic_model"}
 thread_list() {  # one thread's rows, three times (ids repeat: the summary reports each row's median)
   grep -E '^#' tools/perf/standard.list
   for rep in 1 2 3; do
@@ -57,7 +58,7 @@ build() {  # build <name> <source dir> <targets...>: configures and builds ../bu
   echo "$name build exit $? ($((SECONDS - start)) s)"
 }
 suite() {  # suite <build dir>: the team suites
-  SUITE_TESTS='team_(np|rdma|device)|collectives|nvshmem_compat_(np|rdma)|example_allreduce|example_team_pipeline' \
+  SUITE_TESTS=${S_TESTS:-'team_(np|rdma|device)|collectives|nvshmem_compat_(np|rdma)|example_allreduce|example_team_pipeline'} \
     SUITE_BUILD=0 SUITE_TEST_TIMEOUT=240 SUITE_BENCH=0 MORI_GPU_BUILD=$1 OUT=$OUT/suite \
     tools/gpu_suite.sh > "$OUT/suite.log" 2>&1
   echo "gpu_suite exit $? ($((SECONDS - start)) s)"; grep -E "GPU tests|Failed|\*\*\*" "$OUT/suite.log" | head -5
