@@ -112,7 +112,7 @@ Z)
   ;;
 S)
   start=$SECONDS
-  build s "$PWD" $suites
+  build s "$PWD" $suites mori_shmem_bootstrap_mpi  # the MPI bootstrap plugin (d566ef8's run lacked it)
   suite "$PWD/../build-s"
   echo "total $((SECONDS - start)) s"
   ;;
