@@ -182,10 +182,10 @@ constexpr int kOnePassMembers = 8;
 //  - otherwise chunks of half the scratch: members that are not P2P-reachable are fetched into
 //    the other half by gets; an in-place result is staged and written after a team sync, so no
 //    member reads a source that is already overwritten.
-// The operation as a value: Fixed<O> (one instantiation per operation) or AnyOp (the device
-// library's and the host API's kernels: the operation chosen per call; one uniform switch per
-// element of a memory-bound loop, and a sixth of the kernels to compile). Callers check
-// opApplies<T> first: AnyOp has a case for those operations only.
+// The operation as a value: AnyOp (the device library's and the host API's kernels: the
+// operation chosen per call; one uniform switch per element of a memory-bound loop, and a sixth of
+// the kernels to compile) or Fixed<O> (one instantiation per operation: withFixedOp). Callers
+// check opApplies<T> first: AnyOp has a case for those operations only.
 template <Op O>
 struct Fixed {
   template <typename T>
@@ -217,27 +217,22 @@ struct AnyOp {
   }
 };
 
-// body(Fixed<O>{}) for the operation of combineOp: an AnyOp's is chosen here, once per call (a
-// Fixed<O> passes through). Stops the kernel naming team `handle` for an operation that does not
-// apply to T.
-template <typename T, class F, class Body>
-MORI_DEVICE_INLINE void withFixedOp(int handle, F combineOp, Body&& body) {
-  if constexpr (!std::is_same_v<F, AnyOp>) {
-    body(combineOp);
-  } else {
-    switch (combineOp.op) {
-      case Op::Sum: return body(Fixed<Op::Sum>{});
-      case Op::Prod: return body(Fixed<Op::Prod>{});
-      case Op::Min: return body(Fixed<Op::Min>{});
-      case Op::Max: return body(Fixed<Op::Max>{});
-      default:
-        if constexpr (std::is_integral_v<T>) {
-          if (combineOp.op == Op::And) return body(Fixed<Op::And>{});
-          if (combineOp.op == Op::Or) return body(Fixed<Op::Or>{});
-          if (combineOp.op == Op::Xor) return body(Fixed<Op::Xor>{});
-        }
-        failKind(handle, "reduction operation", static_cast<int>(combineOp.op));
-    }
+// body(Fixed<O>{}) for the operation of combineOp, chosen once per call. Stops the kernel naming
+// team `handle` for an operation that does not apply to T.
+template <typename T, class Body>
+MORI_DEVICE_INLINE void withFixedOp(int handle, AnyOp combineOp, Body&& body) {
+  switch (combineOp.op) {
+    case Op::Sum: return body(Fixed<Op::Sum>{});
+    case Op::Prod: return body(Fixed<Op::Prod>{});
+    case Op::Min: return body(Fixed<Op::Min>{});
+    case Op::Max: return body(Fixed<Op::Max>{});
+    default:
+      if constexpr (std::is_integral_v<T>) {
+        if (combineOp.op == Op::And) return body(Fixed<Op::And>{});
+        if (combineOp.op == Op::Or) return body(Fixed<Op::Or>{});
+        if (combineOp.op == Op::Xor) return body(Fixed<Op::Xor>{});
+      }
+      failKind(handle, "reduction operation", static_cast<int>(combineOp.op));
   }
 }
 
@@ -374,11 +369,6 @@ MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source
     }
   }
   syncRelease<S>(t);
-}
-
-template <class S, Op O, typename T>
-MORI_DEVICE_INLINE void reduce(const TeamDevice& t, T* dest, const T* source, size_t n) {
-  reduceWith<S>(t, dest, source, n, Fixed<O>{});
 }
 
 }  // namespace mori::shmem::team
