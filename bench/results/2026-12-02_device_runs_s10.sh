@@ -14,6 +14,25 @@
 #      variant of 2026-12-02T1015Z took 3.53), the stream broadcast of 16 KiB (one 256-thread block)
 #      about 1 us faster; every other 2-PE row unchanged (the same path; a broadcast's non-roots
 #      store their arrival word elsewhere).
+#   B: A measured the LL broadcasts that fit before slower: one thread's 64 and 128 B 2.19 -> 2.40
+#      and 2.86 -> 3.30 us, a block's 4 and 8 KiB 2.64 -> 2.76 and 2.89 -> 3.06 (each the median of
+#      3 tight runs), a wave's alike (its library function's registers and spills unchanged, where
+#      the thread's and block's changed). Four builds of the perf tool side by side: "base"
+#      (../.snap2), "new" (../.snap3, A's tree), "v2" (.snap: no arrival pointer in LlCall, the
+#      root's data received before the arrival loop) and "v3" (v2 with each arrival unit on a
+#      128-byte line of its own: whether sharing a line with the other half's arrival word costs).
+#      One thread's and a block's broadcast rows, mori-shmem only, the builds interleaved, 3 rounds.
+#      Prediction: v2 back at base's figures if the cost is the code (registers); v3 = v2 unless the
+#      line sharing costs.
+#   C: B found v2 and v3 as slow as "new" (the code is not the cause; where the arrival word lies
+#      is). This tree ("v4") keeps each member's region for a broadcast whose regions fit the half
+#      (the place of every LL broadcast before) and uses the arrival units only where they do not
+#      (a block's broadcast of more than 8 KiB to one other member, of 8 KiB to two). Its suites'
+#      targets and perf tools (phase S of the s9 script, then the team suites) and the perf tool
+#      of ../.snap2 ("base") beside; the broadcast rows of every scope and a block's fcollect, the
+#      two builds interleaved, 3 rounds, NVSHMEM beside v4.
+#      Prediction: v4 = base within noise everywhere except a block's broadcast of 16 KiB
+#      (4.48 -> ~3.65 us) and the stream broadcast of 16 KiB.
 #   M: the whole list of 2026-12-02_device_runs_s8.sh M three times for .snap (its perf tools built
 #      here unless A's build is still there).
 set -uo pipefail
@@ -67,6 +86,73 @@ LIST
   JOB_TIMEOUT=90 side_by_side /tmp/s10A3.list "$OUT/jobA3_new" "$PWD/../build-s" "${MORI_COMMIT:-unknown}" 3
   JOB_TIMEOUT=90 side_by_side /tmp/s10A3.list "$OUT/jobA3_base" "$PWD/../build-base" "${MORI_BASE:-unknown}" 3
   mps_stop
+  echo "total $((SECONDS - start)) s"
+  ;;
+B)
+  start=$SECONDS
+  rm -rf ../.snap4 && cp -r . ../.snap4
+  f=../.snap4/include/mori/shmem/team/team_types.hpp
+  sed -i 's/constexpr size_t kLlArrivalBytes = 32;/constexpr size_t kLlArrivalBytes = 256;/' $f
+  grep -q 'kLlArrivalBytes = 256;' $f || { echo "v3: no patch"; exit 2; }
+  for v in base:../.snap2 new:../.snap3 v2:. v3:../.snap4; do
+    { cmake -S "${v#*:}" -B "../build-${v%%:*}" -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release \
+        > "/tmp/${v%%:*}_configure.log" 2>&1 &&
+        ninja -C "../build-${v%%:*}" mori_shmem_bootstrap_mpi mori_shmem_perf > "/tmp/${v%%:*}_build.log" 2>&1
+      echo "${v%%:*} build exit $? ($((SECONDS - start)) s)"; } &
+  done
+  wait
+  . tools/mps.sh
+  mps_start
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
+  { grep -E '^#' tools/perf/standard.list
+    cat <<'LIST'
+cd_bcast_t       bcast_latency -s thread -b 32 -e 1K -f 2 -n 200 -w 20
+cd_bcast_b       bcast_latency -s block -b 1K -e 32K -f 2 -n 200 -w 20
+LIST
+  } > /tmp/s10B.list
+  mkdir -p /tmp/jobB
+  for round in 1 2 3; do
+    for v in base new v2 v3; do
+      MORI_PERF_LIST=/tmp/s10B.list MORI_COMMIT=$v timeout 60 tools/perf/run_benchmarks.sh "$PWD/../build-$v" \
+        /tmp/jobB/${v}_r$round > /tmp/jobB/${v}_r$round.log 2>&1
+      echo "$v round $round: exit $? $(grep -E 'block +16K|thread +128 ' /tmp/jobB/${v}_r$round/bench_summary.txt | awk '{print $4 "=" $5}' | tr '\n' ' ')"
+    done
+  done
+  mps_stop
+  (cd /tmp && tar -czf "$OUT/jobB.tgz" jobB)
+  echo "total $((SECONDS - start)) s"
+  ;;
+C)
+  start=$SECONDS
+  { cmake -S ../.snap2 -B ../build-base -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release \
+      > /tmp/base_configure.log 2>&1 && ninja -C ../build-base mori_shmem_bootstrap_mpi mori_shmem_perf > /tmp/base_build.log 2>&1
+    echo "base build exit $? ($((SECONDS - start)) s)"; } &
+  S_TARGETS="test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline mori_nic_model $perf" \
+    bash bench/results/2026-12-02_device_runs_s9.sh S
+  wait
+  (cd "$OUT" && tar -czf suite_logs.tgz s_configure.log s_build.log suite.log suite && rm -rf s_*.log suite.log suite)
+  . tools/mps.sh
+  mps_start
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
+  { grep -E '^#' tools/perf/standard.list
+    cat <<'LIST'
+cd_bcast_t       bcast_latency -s thread -b 32 -e 1K -f 2 -n 200 -w 20
+cd_bcast_w       bcast_latency -s warp -b 1K -e 32K -f 2 -n 200 -w 20
+cd_bcast_b       bcast_latency -s block -b 1K -e 32K -f 2 -n 200 -w 20
+cs_bcast         broadcast_on_stream -b 1K -e 64K -f 2 -n 300 -w 30
+cd_fcollect_b    fcollect_latency -s block -b 4K -e 32K -f 2 -n 200 -w 20
+LIST
+  } > /tmp/s10C.list
+  mkdir -p /tmp/jobC
+  for round in 1 2 3; do
+    for v in s base; do
+      MORI_PERF_LIST=/tmp/s10C.list MORI_COMMIT=$v timeout 120 tools/perf/run_benchmarks.sh "$PWD/../build-$v" \
+        /tmp/jobC/${v}_r$round > /tmp/jobC/${v}_r$round.log 2>&1
+      echo "$v round $round: exit $? $(grep -E 'block +16K|thread +128 ' /tmp/jobC/${v}_r$round/bench_summary.txt | awk '{print $1 ":" $4 "=" $5}' | tr '\n' ' ')"
+    done
+  done
+  mps_stop
+  (cd /tmp && tar -czf "$OUT/jobC.tgz" jobC)
   echo "total $((SECONDS - start)) s"
   ;;
 M)

@@ -225,8 +225,8 @@ TEST(Collectives, LargeOnStream) {
 // the other without a sync between, each on fresh data, sizes changing every call across the LL
 // limits (one-step calls and pull calls alternate: at thread scope kLlMaxBytesThread is LL and a
 // byte more not; at wave and block scope 8192 is LL on teams of 2, 4096 on teams of up to 4, 8200
-// never, except a broadcast: 8192 and 8200 on teams of up to 3, 16384 from a block on teams of 2,
-// 16385 never). Each PE writes its source before each call and checks its dest after it: a word left
+// never, except a block's broadcast: 8192 on teams of up to 3, 8200 and 16384 on teams of 2, 16385
+// never). Each PE writes its source before each call and checks its dest after it: a word left
 // over from an earlier call (the LL area's half is reused two calls later) or a peer still writing
 // would show as a wrong byte. result[0] counts bad bytes; result[1] keeps the first as
 // iteration << 40 | kind << 32 | byte index.

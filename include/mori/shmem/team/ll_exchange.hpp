@@ -5,11 +5,11 @@
 // fence, no separate flag, no entry or exit sync. Cost: one one-way trip through memory, where
 // the pull form (sync, gets, sync) pays two syncs and a remote read.
 //
-// Layout: the area has two halves, used by alternate calls. An fcollect or alltoall (and a
-// reduction, which sends as an fcollect) gives each member a region of the half; a broadcast puts
-// the root's words at the start of the half and each other member's arrival word in the arrival
-// area (team_types.hpp), one 16-byte unit per member and half. So a broadcast's data may fill a
-// whole half: a block broadcasts 16 KiB in one step.
+// Layout: the area has two halves, used by alternate calls, and each member has a region of the
+// half. A broadcast whose members' regions do not all fit (its non-roots send an arrival word
+// only) puts the root's words at the start of the half and each other member's arrival word in
+// its unit of the arrival area (team_types.hpp): its data may fill the half, so a block
+// broadcasts 16 KiB to one other member in one step.
 //
 // Buffer reuse without a barrier: every member writes to every other member in every call (a
 // broadcast's non-roots send one arrival word), so no member finishes call e+1 before every
@@ -54,7 +54,7 @@ namespace mori::shmem::team {
 // (bench/results/2026-12-02T0723Z_h200x1_mps_pct50_ll_reductions_and_vector_words.json, 5db044d);
 // at 16 KiB a block's LL broadcast took 3.53 us against 4.47 for the pull form, a wave's 9.16
 // against 7.71 (..._T1015Z_h200x1_mps_pct50_reduction_pairs_and_ll16k.json). Past 8 KiB per member
-// only a broadcast fits a half (llApplies).
+// only a broadcast to one other member fits a half (llApplies).
 constexpr size_t kLlMaxBytesThread = 128;
 constexpr size_t kLlMaxBytesWave = 8192;
 constexpr size_t kLlMaxBytesBlock = 16384;
@@ -64,14 +64,19 @@ enum class LlOp { Broadcast, Fcollect, Alltoall };
 MORI_HOST_DEVICE_INLINE constexpr size_t llWords(size_t bytes) { return bytes ? (bytes + 3) / 4 : 1; }
 // Bytes of one member's region, in whole 16-byte units.
 MORI_HOST_DEVICE_INLINE constexpr size_t llStride(size_t bytes) { return alignUp(llWords(bytes) * 8, 16); }
+// Whether every member's region of `bytes` fits one half.
+MORI_HOST_DEVICE_INLINE constexpr bool llRegionsFit(size_t bytes, int members) {
+  return static_cast<size_t>(members) * llStride(bytes) <= kLlHalfBytes;
+}
 // Whether a collective `op` (a reduction: Fcollect) of `bytes` per member on a team of `members`,
-// called at a scope whose limit is `maxBytes`, takes the LL path: within the limit, with every
-// region in one half (a broadcast's one region), and no member writing more than a half's worth of
-// words per call (a broadcast's root: one region per other member). Depends only on arguments
-// every member passes alike and on the scope, so every member takes the same path.
+// called at a scope whose limit is `maxBytes`, takes the LL path: within the limit, and every
+// member's region in one half, or, for a broadcast, the root's words for the other members within
+// the limit and a half. Depends only on arguments every member passes alike and on the scope, so
+// every member takes the same path.
 MORI_HOST_DEVICE_INLINE constexpr bool llApplies(LlOp op, size_t bytes, int members, size_t maxBytes) {
-  const size_t n = static_cast<size_t>(members), regions = op != LlOp::Broadcast ? n : n > 2 ? n - 1 : 1;
-  return bytes <= maxBytes && regions * llStride(bytes) <= kLlHalfBytes;
+  const size_t others = members > 1 ? static_cast<size_t>(members) - 1 : 0;
+  return bytes <= maxBytes && (llRegionsFit(bytes, members) || (op == LlOp::Broadcast && others * bytes <= maxBytes &&
+                                                                others * llStride(bytes) <= kLlHalfBytes));
 }
 static_assert(2 * kLlHalfBytes <= kScratchBytes, "alltoall stages a half's worth of words per parity in the scratch");
 // The call count after `count`: never zero in its low 32 bits (the tag), parity alternating.
@@ -94,10 +99,12 @@ static_assert(llApplies(kLlB, kLlMaxBytesBlock, 2, kLlMaxBytesBlock) &&
                   !llApplies(kLlB, kLlMaxBytesBlock + 1, 2, kLlMaxBytesBlock) &&
                   !llApplies(kLlB, kLlMaxBytesBlock, 3, kLlMaxBytesBlock) &&
                   !llApplies(kLlB, kLlMaxBytesBlock, 2, kLlMaxBytesWave) &&
-                  llApplies(kLlB, kLlMaxBytesBlock, 1, kLlMaxBytesBlock) && llApplies(kLlB, 8192, 3, kLlMaxBytesWave) &&
-                  !llApplies(kLlB, 8192, 4, kLlMaxBytesWave) && llApplies(kLlB, 16, 1025, kLlMaxBytesWave) &&
-                  !llApplies(kLlB, 16, 1026, kLlMaxBytesWave),
-              "broadcast: 16 KiB from a block on 2 members, the root's words to the others within a half");
+                  llApplies(kLlB, kLlMaxBytesBlock, 1, kLlMaxBytesBlock) &&
+                  llApplies(kLlB, 8192, 3, kLlMaxBytesBlock) && !llApplies(kLlB, 8200, 3, kLlMaxBytesBlock) &&
+                  llApplies(kLlB, 8200, 2, kLlMaxBytesBlock) && !llApplies(kLlB, 8192, 3, kLlMaxBytesWave) &&
+                  llApplies(kLlB, 4096, 5, kLlMaxBytesBlock) && !llApplies(kLlB, 4096, 6, kLlMaxBytesBlock) &&
+                  llApplies(kLlB, 16, 1024, kLlMaxBytesThread) && !llApplies(kLlB, 16, 1025, kLlMaxBytesThread),
+              "broadcast: besides fitting regions, the root's words for the others within the scope's limit");
 
 }  // namespace mori::shmem::team
 
@@ -303,25 +310,29 @@ MORI_DEVICE_INLINE void llReceive(const uint64_t* region, uint32_t words, uint32
 }
 
 // One LL call's places: its count (tag = the low 32 bits), the half it uses, each member's
-// region in that half (fcollect, alltoall), `stride` bytes apart, and each member's arrival unit
-// of this parity (a broadcast's non-roots; the root's words start the half).
+// region in that half, `stride` bytes apart, and each member's arrival unit of this parity.
 struct LlCall {
   uint64_t count;
   uint32_t tag, stride, halfOffset;
+  bool regionsFit;  // every member's region fits the half
   uint8_t* scratch;
   uint8_t* half;
-  uint8_t* arrivals;
   MORI_DEVICE_INLINE uint64_t* region(int member) const {
     return reinterpret_cast<uint64_t*>(half + static_cast<uint32_t>(member) * stride);
   }
   MORI_DEVICE_INLINE uint64_t* arrival(int member) const {
-    return reinterpret_cast<uint64_t*>(arrivals + static_cast<uint32_t>(member) * kLlArrivalBytes);
+    return reinterpret_cast<uint64_t*>(scratch + kScratchBytes + 2 * kLlHalfBytes +
+                                       static_cast<uint32_t>(member) * kLlArrivalBytes +
+                                       (halfOffset ? kLlArrivalBytes / 2 : 0u));
   }
-  // Where `member` sends its words to in this call.
+  // Where `member` sends its words to in this call: its region, except in a broadcast whose
+  // members' regions do not all fit the half, where the root's words start the half and every
+  // other member's arrival word goes to its arrival unit. (The arrival units for every broadcast
+  // made one thread's broadcast of 64 and 128 B 0.3 and 0.55 us slower, a block's of 8 KiB 0.15,
+  // with the same code: bench/results/2026-12-02T1650Z_h200x1_mps_pct50_ll_broadcast_16k.json.)
   MORI_DEVICE_INLINE uint64_t* inbox(LlOp op, int member, int root) const {
-    return op != LlOp::Broadcast ? region(member)
-           : member == root      ? reinterpret_cast<uint64_t*>(half)
-                                 : arrival(member);
+    if (op != LlOp::Broadcast || regionsFit) return region(member);
+    return member == root ? region(0) : arrival(member);
   }
 };
 
@@ -337,7 +348,7 @@ MORI_DEVICE_INLINE LlCall llBegin(const TeamDevice& t, uint32_t bytes) {
   c.halfOffset = (c.count & 1) ? static_cast<uint32_t>(kLlHalfBytes) : 0u;
   c.scratch = t.slot + static_cast<uint32_t>(t.scratch);
   c.half = c.scratch + kScratchBytes + c.halfOffset;
-  c.arrivals = c.scratch + kScratchBytes + 2 * kLlHalfBytes + ((c.count & 1) ? kLlArrivalBytes / 2 : 0u);
+  c.regionsFit = llRegionsFit(bytes, t.size);
   return c;
 }
 
