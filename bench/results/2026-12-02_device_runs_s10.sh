@@ -54,11 +54,9 @@ side_by_side() {  # side_by_side <list> <job dir> <build> <commit> [np]: mori-sh
   (cd "$(dirname "$2")" && tar -czf "$(basename "$2").tgz" "$(basename "$2")" "$(basename "$2").log" &&
     rm -rf "$(basename "$2")" "$(basename "$2").log")
 }
-case "$phase" in
-A)
-  start=$SECONDS
+suites_beside_base() {  # suites_beside_base <base targets>: .snap's suites (s9 S) and ../.snap2's targets, then MPS
   { cmake -S ../.snap2 -B ../build-base -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release \
-      > /tmp/base_configure.log 2>&1 && ninja -C ../build-base $perf > /tmp/base_build.log 2>&1
+      > /tmp/base_configure.log 2>&1 && ninja -C ../build-base $1 > /tmp/base_build.log 2>&1
     echo "base build exit $? ($((SECONDS - start)) s)"; } &
   S_TARGETS="test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline mori_nic_model $perf" \
     bash bench/results/2026-12-02_device_runs_s9.sh S
@@ -67,6 +65,11 @@ A)
   . tools/mps.sh
   mps_start
   export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
+}
+case "$phase" in
+A)
+  start=$SECONDS
+  suites_beside_base "$perf"
   { grep -E '^#' tools/perf/standard.list
     for rep in 1 2 3; do
       cat <<'LIST'
@@ -124,16 +127,7 @@ LIST
   ;;
 C)
   start=$SECONDS
-  { cmake -S ../.snap2 -B ../build-base -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release \
-      > /tmp/base_configure.log 2>&1 && ninja -C ../build-base mori_shmem_bootstrap_mpi mori_shmem_perf > /tmp/base_build.log 2>&1
-    echo "base build exit $? ($((SECONDS - start)) s)"; } &
-  S_TARGETS="test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline mori_nic_model $perf" \
-    bash bench/results/2026-12-02_device_runs_s9.sh S
-  wait
-  (cd "$OUT" && tar -czf suite_logs.tgz s_configure.log s_build.log suite.log suite && rm -rf s_*.log suite.log suite)
-  . tools/mps.sh
-  mps_start
-  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
+  suites_beside_base "mori_shmem_bootstrap_mpi mori_shmem_perf"
   { grep -E '^#' tools/perf/standard.list
     cat <<'LIST'
 cd_bcast_t       bcast_latency -s thread -b 32 -e 1K -f 2 -n 200 -w 20
