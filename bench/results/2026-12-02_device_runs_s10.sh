@@ -33,6 +33,14 @@
 #      two builds interleaved, 3 rounds, NVSHMEM beside v4.
 #      Prediction: v4 = base within noise everywhere except a block's broadcast of 16 KiB
 #      (4.48 -> ~3.65 us) and the stream broadcast of 16 KiB.
+#   D: phase C's job for "v5": C found v4 as slow as new for one thread's 64-128 B and a block's
+#      8 KiB (and a wave's 4-8 KiB by 0.1-0.2 us in that job), so the cause is the code after all:
+#      the library's collective functions are compiled under a 64-register cap, and any change to
+#      the inline LL path moves their spills. v5 keeps one thread's and a wave's code that of the
+#      regions alone (their SASS equals base's but for the limit check's few instructions) and
+#      takes a block's broadcast with the arrival units out of line (llBroadcastApart).
+#      Prediction: one thread's and a wave's rows at base's; a block's 16 KiB ~3.75 us; a block's
+#      other LL rows within 0.1 us of base's (its collective function: spill stores 340 -> 408 B).
 #   M: the whole list of 2026-12-02_device_runs_s8.sh M three times for .snap (its perf tools built
 #      here unless A's build is still there).
 set -uo pipefail
@@ -125,7 +133,7 @@ LIST
   (cd /tmp && tar -czf "$OUT/jobB.tgz" jobB)
   echo "total $((SECONDS - start)) s"
   ;;
-C)
+C | D)
   start=$SECONDS
   suites_beside_base "mori_shmem_bootstrap_mpi mori_shmem_perf"
   { grep -E '^#' tools/perf/standard.list

@@ -93,7 +93,7 @@ MORI_DEVICE_INLINE void alltoallMove(const TeamDevice& t, void* dest, const void
 // dest <- root's source (bytes), on every member, root included.
 template <class S>
 MORI_DEVICE_INLINE void broadcast(const TeamDevice& t, void* dest, const void* source, size_t bytes, int root) {
-  if (llApplies(LlOp::Broadcast, bytes, t.size, kLlMaxBytes<S>))
+  if (llApplies(LlOp::Broadcast, bytes, t.size, kLlMaxBytes<S>, kLlArrivalUnits<S>))
     return llExchange<S>(t, LlOp::Broadcast, dest, source, bytes, root);
   syncRelease<S>(t);
   broadcastMove<S>(t, dest, source, 0, bytes, root);

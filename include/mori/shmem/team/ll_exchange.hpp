@@ -6,9 +6,9 @@
 // the pull form (sync, gets, sync) pays two syncs and a remote read.
 //
 // Layout: the area has two halves, used by alternate calls, and each member has a region of the
-// half. A broadcast whose members' regions do not all fit (its non-roots send an arrival word
-// only) puts the root's words at the start of the half and each other member's arrival word in
-// its unit of the arrival area (team_types.hpp): its data may fill the half, so a block
+// half. A block's broadcast whose members' regions do not all fit (its non-roots send an arrival
+// word only) puts the root's words at the start of the half and each other member's arrival word
+// in its unit of the arrival area (team_types.hpp): its data may fill the half, so a block
 // broadcasts 16 KiB to one other member in one step.
 //
 // Buffer reuse without a barrier: every member writes to every other member in every call (a
@@ -70,13 +70,16 @@ MORI_HOST_DEVICE_INLINE constexpr bool llRegionsFit(size_t bytes, int members) {
 }
 // Whether a collective `op` (a reduction: Fcollect) of `bytes` per member on a team of `members`,
 // called at a scope whose limit is `maxBytes`, takes the LL path: within the limit, and every
-// member's region in one half, or, for a broadcast, the root's words for the other members within
-// the limit and a half. Depends only on arguments every member passes alike and on the scope, so
-// every member takes the same path.
-MORI_HOST_DEVICE_INLINE constexpr bool llApplies(LlOp op, size_t bytes, int members, size_t maxBytes) {
+// member's region in one half, or, for a broadcast at a scope that uses the arrival units
+// (`arrivalUnits`: a block), the root's words for the other members within the limit and a half.
+// Depends only on arguments every member passes alike and on the scope, so every member takes the
+// same path.
+MORI_HOST_DEVICE_INLINE constexpr bool llApplies(LlOp op, size_t bytes, int members, size_t maxBytes,
+                                                 bool arrivalUnits = false) {
   const size_t others = members > 1 ? static_cast<size_t>(members) - 1 : 0;
-  return bytes <= maxBytes && (llRegionsFit(bytes, members) || (op == LlOp::Broadcast && others * bytes <= maxBytes &&
-                                                                others * llStride(bytes) <= kLlHalfBytes));
+  return bytes <= maxBytes &&
+         (llRegionsFit(bytes, members) || (op == LlOp::Broadcast && arrivalUnits && others * bytes <= maxBytes &&
+                                           others * llStride(bytes) <= kLlHalfBytes));
 }
 static_assert(2 * kLlHalfBytes <= kScratchBytes, "alltoall stages a half's worth of words per parity in the scratch");
 // The call count after `count`: never zero in its low 32 bits (the tag), parity alternating.
@@ -95,16 +98,18 @@ static_assert(llApplies(kLlF, 0, 2, kLlMaxBytesThread) && llApplies(kLlF, kLlMax
                   !llApplies(kLlF, 16, 1025, kLlMaxBytesWave),
               "fcollect, alltoall, reductions: 128 B per member for one thread, 8 KiB for a wave, and every "
               "member's region in one half");
-static_assert(llApplies(kLlB, kLlMaxBytesBlock, 2, kLlMaxBytesBlock) &&
-                  !llApplies(kLlB, kLlMaxBytesBlock + 1, 2, kLlMaxBytesBlock) &&
-                  !llApplies(kLlB, kLlMaxBytesBlock, 3, kLlMaxBytesBlock) &&
-                  !llApplies(kLlB, kLlMaxBytesBlock, 2, kLlMaxBytesWave) &&
-                  llApplies(kLlB, kLlMaxBytesBlock, 1, kLlMaxBytesBlock) &&
-                  llApplies(kLlB, 8192, 3, kLlMaxBytesBlock) && !llApplies(kLlB, 8200, 3, kLlMaxBytesBlock) &&
-                  llApplies(kLlB, 8200, 2, kLlMaxBytesBlock) && !llApplies(kLlB, 8192, 3, kLlMaxBytesWave) &&
-                  llApplies(kLlB, 4096, 5, kLlMaxBytesBlock) && !llApplies(kLlB, 4096, 6, kLlMaxBytesBlock) &&
+static_assert(llApplies(kLlB, kLlMaxBytesBlock, 2, kLlMaxBytesBlock, true) &&
+                  !llApplies(kLlB, kLlMaxBytesBlock, 2, kLlMaxBytesBlock) &&
+                  !llApplies(kLlB, kLlMaxBytesBlock + 1, 2, kLlMaxBytesBlock, true) &&
+                  !llApplies(kLlB, kLlMaxBytesBlock, 3, kLlMaxBytesBlock, true) &&
+                  llApplies(kLlB, kLlMaxBytesBlock, 1, kLlMaxBytesBlock, true) &&
+                  llApplies(kLlB, 8192, 3, kLlMaxBytesBlock, true) &&
+                  !llApplies(kLlB, 8200, 3, kLlMaxBytesBlock, true) &&
+                  llApplies(kLlB, 8200, 2, kLlMaxBytesBlock, true) &&
+                  llApplies(kLlB, 4096, 5, kLlMaxBytesBlock, true) &&
+                  !llApplies(kLlB, 4096, 6, kLlMaxBytesBlock, true) && !llApplies(kLlB, 8192, 3, kLlMaxBytesWave) &&
                   llApplies(kLlB, 16, 1024, kLlMaxBytesThread) && !llApplies(kLlB, 16, 1025, kLlMaxBytesThread),
-              "broadcast: besides fitting regions, the root's words for the others within the scope's limit");
+              "a block's broadcast: besides fitting regions, the root's words for the others within 16 KiB");
 
 }  // namespace mori::shmem::team
 
@@ -126,11 +131,17 @@ MORI_DEVICE_INLINE uint32_t llWholeWords(const void* p, uint32_t bytes) {
   return p && (reinterpret_cast<uintptr_t>(p) & 3) == 0 ? bytes / 4 : 0;
 }
 
-// The LL limit of scope S (kLlMaxBytes*).
+// The LL limit of scope S (kLlMaxBytes*), and whether its broadcasts use the arrival units: a
+// block's only. A wave's or one thread's broadcast within its limit whose regions do not fit has
+// thousands of members; their code stays that of the regions alone (each change to it moved one
+// thread's broadcast of 128 B by 0.3-0.6 us:
+// bench/results/2026-12-02T1650Z_h200x1_mps_pct50_ll_broadcast_16k.json).
 template <class S>
 constexpr size_t kLlMaxBytes = kOneThread<S>              ? kLlMaxBytesThread
                                : std::is_same_v<S, Block> ? kLlMaxBytesBlock
                                                           : kLlMaxBytesWave;
+template <class S>
+constexpr bool kLlArrivalUnits = std::is_same_v<S, Block>;
 
 // Loads per thread and pass in flight before their use: pairs of words (llReceive), 16-byte
 // source units or words (llWrite), units (llReduce). 4 for a thread or a wave, 2 for a block (128
@@ -314,7 +325,6 @@ MORI_DEVICE_INLINE void llReceive(const uint64_t* region, uint32_t words, uint32
 struct LlCall {
   uint64_t count;
   uint32_t tag, stride, halfOffset;
-  bool regionsFit;  // every member's region fits the half
   uint8_t* scratch;
   uint8_t* half;
   MORI_DEVICE_INLINE uint64_t* region(int member) const {
@@ -325,14 +335,13 @@ struct LlCall {
                                        static_cast<uint32_t>(member) * kLlArrivalBytes +
                                        (halfOffset ? kLlArrivalBytes / 2 : 0u));
   }
-  // Where `member` sends its words to in this call: its region, except in a broadcast whose
-  // members' regions do not all fit the half, where the root's words start the half and every
-  // other member's arrival word goes to its arrival unit. (The arrival units for every broadcast
-  // made one thread's broadcast of 64 and 128 B 0.3 and 0.55 us slower, a block's of 8 KiB 0.15,
-  // with the same code: bench/results/2026-12-02T1650Z_h200x1_mps_pct50_ll_broadcast_16k.json.)
-  MORI_DEVICE_INLINE uint64_t* inbox(LlOp op, int member, int root) const {
-    if (op != LlOp::Broadcast || regionsFit) return region(member);
-    return member == root ? region(0) : arrival(member);
+  // Where `member` sends its words to in this call: its region; in a broadcast whose members'
+  // regions do not all fit the half (kApart), the root's words start the half and every other
+  // member's arrival word goes to its arrival unit.
+  template <bool kApart>
+  MORI_DEVICE_INLINE uint64_t* inbox(int member, int root) const {
+    if constexpr (kApart) return member == root ? region(0) : arrival(member);
+    return region(member);
   }
 };
 
@@ -348,7 +357,6 @@ MORI_DEVICE_INLINE LlCall llBegin(const TeamDevice& t, uint32_t bytes) {
   c.halfOffset = (c.count & 1) ? static_cast<uint32_t>(kLlHalfBytes) : 0u;
   c.scratch = t.slot + static_cast<uint32_t>(t.scratch);
   c.half = c.scratch + kScratchBytes + c.halfOffset;
-  c.regionsFit = llRegionsFit(bytes, t.size);
   return c;
 }
 
@@ -364,14 +372,14 @@ MORI_DEVICE_INLINE void llEnd(const TeamDevice& t, const LlCall& c) {
 // non-roots). Load/store peers directly; the others by a put of the words packed into this PE's
 // own region (the same words for every peer) or, for alltoall, into the scratch's region for that
 // peer.
-template <class S>
+template <class S, bool kApart = false>
 MORI_DEVICE_INLINE void llSend(const TeamDevice& t, const LlCall& c, LlOp op, const void* source, uint32_t bytes,
                                int root) {
   const uint32_t rank = static_cast<uint32_t>(S::rank()), step = static_cast<uint32_t>(S::size());
   const bool sends = op != LlOp::Broadcast || root == t.myIndex;
   const uint32_t sendWords = sends ? static_cast<uint32_t>(llWords(bytes)) : 1u;
   const uint8_t* src = static_cast<const uint8_t*>(source);
-  uint64_t* mine = c.inbox(op, t.myIndex, root);
+  uint64_t* mine = c.inbox<kApart>(t.myIndex, root);
   bool packed = false;
   for (int k = 1; k < t.size; ++k) {
     const int j = (t.myIndex + k) % t.size, pe = t.worldPe(j);
@@ -397,12 +405,12 @@ MORI_DEVICE_INLINE void llSend(const TeamDevice& t, const LlCall& c, LlOp op, co
 // The LL form of broadcast (dest <- root's source), fcollect (dest block j <- member j's
 // source) and alltoall (dest block j <- member j's source block <my index>), blocks of `bytes`;
 // llApplies(op, bytes, t.size, kLlMaxBytes<S>) on every member. `root` is read for broadcasts only.
-template <class S>
-MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, const void* source, size_t bytesIn,
-                                   int root) {
+template <class S, bool kApart = false>
+MORI_DEVICE_INLINE void llExchangeIn(const TeamDevice& t, LlOp op, void* dest, const void* source, size_t bytesIn,
+                                     int root) {
   const uint32_t bytes = static_cast<uint32_t>(bytesIn);  // at most kLlMaxBytesBlock
   const LlCall c = llBegin<S>(t, bytes);
-  llSend<S>(t, c, op, source, bytes, root);
+  llSend<S, kApart>(t, c, op, source, bytes, root);
 
   // This PE's own part of dest, then the others' words.
   const uint32_t rank = static_cast<uint32_t>(S::rank()), step = static_cast<uint32_t>(S::size());
@@ -415,7 +423,7 @@ MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, con
   const uint32_t words = static_cast<uint32_t>(llWords(bytes));
   for (int k = 1; k < t.size; ++k) {
     const int j = (t.myIndex + t.size - k) % t.size;
-    uint64_t* from = c.inbox(op, j, root);
+    uint64_t* from = c.inbox<kApart>(j, root);
     if (op != LlOp::Broadcast)
       llReceive<kLlInFlight<S>>(from, words, c.tag, out + static_cast<uint32_t>(j) * bytes, bytes, rank, step);
     else if (j == root)
@@ -424,6 +432,19 @@ MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, con
       llReceive<kLlInFlight<S>>(from, 1, c.tag, nullptr, 0, rank, step);  // arrival only
   }
   llEnd<S>(t, c);  // dest is complete
+}
+// A block's broadcast whose members' regions do not all fit the half. Out of line: the inline
+// path keeps the code of the regions alone (kLlArrivalUnits).
+inline MORI_DEVICE_NOINLINE void llBroadcastApart(const TeamDevice& t, void* dest, const void* source, size_t bytes,
+                                                  int root) {
+  llExchangeIn<Block, true>(t, LlOp::Broadcast, dest, source, bytes, root);
+}
+template <class S>
+MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, const void* source, size_t bytes,
+                                   int root) {
+  if constexpr (kLlArrivalUnits<S>)
+    if (op == LlOp::Broadcast && !llRegionsFit(bytes, t.size)) return llBroadcastApart(t, dest, source, bytes, root);
+  llExchangeIn<S>(t, op, dest, source, bytes, root);
 }
 
 // The LL form of a reduction (collectives.hpp: reduceWith) of n elements of T, n * sizeof(T)
