@@ -41,6 +41,8 @@
 #      takes a block's broadcast with the arrival units out of line (llBroadcastApart).
 #      Prediction: one thread's and a wave's rows at base's; a block's 16 KiB ~3.75 us; a block's
 #      other LL rows within 0.1 us of base's (its collective function: spill stores 340 -> 408 B).
+#      Without the NVSHMEM twin (little device time left; NVSHMEM's figures for these rows: jobs A
+#      and C).
 #   M: the whole list of 2026-12-02_device_runs_s8.sh M three times for .snap (its perf tools built
 #      here unless A's build is still there).
 set -uo pipefail
@@ -135,6 +137,7 @@ LIST
   ;;
 C | D)
   start=$SECONDS
+  [ "$phase" = D ] && perf="mori_shmem_bootstrap_mpi mori_shmem_perf"  # D: little device time left, no NVSHMEM twin
   suites_beside_base "mori_shmem_bootstrap_mpi mori_shmem_perf"
   { grep -E '^#' tools/perf/standard.list
     cat <<'LIST'
