@@ -45,6 +45,9 @@
 #      and C).
 #   M: the whole list of 2026-12-02_device_runs_s8.sh M three times for .snap (its perf tools built
 #      here unless A's build is still there).
+# Outcome: not kept (D lost the 16 KiB gain; the inline forms slowed one thread's rows): the
+# library's code is dce1152's again. Records: 2026-12-02T1650Z_*_ll_broadcast_16k.json (A, B),
+# T1715Z_*_ll_broadcast_regions_kept.json (C), T1750Z_*_ll_broadcast_apart_out_of_line.json (D).
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."

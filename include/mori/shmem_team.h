@@ -21,8 +21,7 @@
  * return. Reductions combine the members' values in team-PE order (0, 1, ..., n-1), so every PE
  * gets bitwise the same result; dest may equal source. broadcast also writes the root's dest.
  * Broadcast, fcollect, alltoall and reductions of at most 8 KiB per member from a wave or block,
- * 128 B from one thread, with all members' data together within 16 KiB, and a block's broadcast
- * whose data for the other members is at most 16 KiB, move in one step: each member
+ * 128 B from one thread (all members' data together within 16 KiB), move in one step: each member
  * stores its data, tagged with the call, into the others' team areas (by RDMA writes to RDMA peers)
  * and copies (or combines) what it receives into dest. Otherwise, over P2P the data moves by direct
  * loads from the peers' copies; to RDMA peers by gets, with the same results. team_sync is arrival

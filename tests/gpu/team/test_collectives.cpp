@@ -5,8 +5,8 @@
 // thread, warp and block scope, by team handle and by team value, and from the host on a stream.
 // Counts from 1 element to several MiB, odd byte counts, and in-place reductions that span
 // several scratch chunks; host forms small enough for one kernel and large enough to spread over
-// many blocks. Small broadcasts, fcollects and alltoalls (up to kLlMaxBytesThread, kLlMaxBytesWave
-// or kLlMaxBytesBlock per member, by scope) take the one-step LL path, larger ones the pull path:
+// many blocks. Small broadcasts, fcollects and alltoalls (up to kLlMaxBytesThread or
+// kLlMaxBytesGroup per member, by scope) take the one-step LL path, larger ones the pull path:
 // both are covered, and back to back in one kernel (and one stream) with fresh data every call,
 // so that stale words from an earlier call show.
 #include <stdlib.h>
@@ -180,7 +180,7 @@ void dataAllKinds(const std::vector<size_t>& sizes) {
 }
 
 TEST(Collectives, DataBlockScope) { dataAllKinds<2, false>({1, 7, 4093, (1u << 20) + 3}); }
-TEST(Collectives, DataBlockScopeByValue) { dataAllKinds<2, true>({5, 16384, 65536}); }
+TEST(Collectives, DataBlockScopeByValue) { dataAllKinds<2, true>({5, 65536}); }
 TEST(Collectives, DataWarpScope) { dataAllKinds<1, false>({1, 33, 70001}); }
 TEST(Collectives, DataThreadScope) { dataAllKinds<0, true>({1, 16, 999, 2000}); }
 // A user's kernel without __launch_bounds__ in 1024-thread blocks (it must launch: the collectives'
@@ -225,18 +225,17 @@ TEST(Collectives, LargeOnStream) {
 // the other without a sync between, each on fresh data, sizes changing every call across the LL
 // limits (one-step calls and pull calls alternate: at thread scope kLlMaxBytesThread is LL and a
 // byte more not; at wave and block scope 8192 is LL on teams of 2, 4096 on teams of up to 4, 8200
-// never, except a block's broadcast: 8192 on teams of up to 3, 8200 and 16384 on teams of 2, 16385
 // never). Each PE writes its source before each call and checks its dest after it: a word left
 // over from an earlier call (the LL area's half is reused two calls later) or a peer still writing
 // would show as a wrong byte. result[0] counts bad bytes; result[1] keeps the first as
 // iteration << 40 | kind << 32 | byte index.
-constexpr size_t kB2bMaxBytes = 16385;
-constexpr int kB2bSizeCount = 11;
+constexpr size_t kB2bMaxBytes = 8200;
+constexpr int kB2bSizeCount = 9;
 constexpr int kB2bKinds = 4;
 constexpr int kB2bIters = 2 * kB2bKinds * kB2bSizeCount;  // every (kind, size) pair twice
 
-// Call it's kind is it % 4 and its size the (it + it / 4) % 11-th: the sizes move on every call and
-// each kind meets each size once in 44 calls (5 and 11 are coprime). 0 bytes: the members still
+// Call it's kind is it % 4 and its size the (it + it / 4) % 9-th: the sizes move on every call and
+// each kind meets each size once in 36 calls (5 and 9 are coprime). 0 bytes: the members still
 // wait for each other's arrival (else one could run two calls ahead into a half still being read).
 __host__ __device__ inline size_t b2bBytes(int it) {
   switch ((it + it / kB2bKinds) % kB2bSizeCount) {
@@ -248,8 +247,6 @@ __host__ __device__ inline size_t b2bBytes(int it) {
     case 5: return 1025;
     case 6: return 4096;
     case 7: return 8192;
-    case 8: return 8200;
-    case 9: return 16384;
     default: return kB2bMaxBytes;
   }
 }

@@ -93,8 +93,7 @@ MORI_DEVICE_INLINE void alltoallMove(const TeamDevice& t, void* dest, const void
 // dest <- root's source (bytes), on every member, root included.
 template <class S>
 MORI_DEVICE_INLINE void broadcast(const TeamDevice& t, void* dest, const void* source, size_t bytes, int root) {
-  if (llApplies(LlOp::Broadcast, bytes, t.size, kLlMaxBytes<S>, kLlArrivalUnits<S>))
-    return llExchange<S>(t, LlOp::Broadcast, dest, source, bytes, root);
+  if (llApplies(bytes, t.size, kOneThread<S>)) return llExchange<S>(t, LlOp::Broadcast, dest, source, bytes, root);
   syncRelease<S>(t);
   broadcastMove<S>(t, dest, source, 0, bytes, root);
   syncRelease<S>(t);
@@ -103,8 +102,7 @@ MORI_DEVICE_INLINE void broadcast(const TeamDevice& t, void* dest, const void* s
 // dest[j*bytes .. ] <- member j's source (bytes), for every member j.
 template <class S>
 MORI_DEVICE_INLINE void fcollect(const TeamDevice& t, void* dest, const void* source, size_t bytes) {
-  if (llApplies(LlOp::Fcollect, bytes, t.size, kLlMaxBytes<S>))
-    return llExchange<S>(t, LlOp::Fcollect, dest, source, bytes, 0);
+  if (llApplies(bytes, t.size, kOneThread<S>)) return llExchange<S>(t, LlOp::Fcollect, dest, source, bytes, 0);
   syncRelease<S>(t);
   fcollectMove<S>(t, dest, source, bytes, 0, bytes);
   syncRelease<S>(t);
@@ -131,8 +129,7 @@ MORI_DEVICE_INLINE void collect(const TeamDevice& t, void* dest, const void* sou
 // dest block j <- member j's source block <my index> (blocks of `bytes`).
 template <class S>
 MORI_DEVICE_INLINE void alltoall(const TeamDevice& t, void* dest, const void* source, size_t bytes) {
-  if (llApplies(LlOp::Alltoall, bytes, t.size, kLlMaxBytes<S>))
-    return llExchange<S>(t, LlOp::Alltoall, dest, source, bytes, 0);
+  if (llApplies(bytes, t.size, kOneThread<S>)) return llExchange<S>(t, LlOp::Alltoall, dest, source, bytes, 0);
   syncRelease<S>(t);
   alltoallMove<S>(t, dest, source, bytes, 0, bytes);
   syncRelease<S>(t);
@@ -330,7 +327,7 @@ MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source
   const size_t bytes = n * sizeof(T);
   const uintptr_t d = reinterpret_cast<uintptr_t>(dest), s = reinterpret_cast<uintptr_t>(source);
   const bool overlap = n && d < s + bytes && s < d + bytes;
-  if (llApplies(LlOp::Fcollect, bytes, t.size, kLlMaxBytes<S>) && (!overlap || d == s)) {
+  if (llApplies(bytes, t.size, kOneThread<S>) && (!overlap || d == s)) {
     if constexpr (kOneThread<S>)
       llReduceApart<S>(t, dest, source, n, combineOp);
     else

@@ -5,17 +5,12 @@
 // fence, no separate flag, no entry or exit sync. Cost: one one-way trip through memory, where
 // the pull form (sync, gets, sync) pays two syncs and a remote read.
 //
-// Layout: the area has two halves, used by alternate calls, and each member has a region of the
-// half. A block's broadcast whose members' regions do not all fit (its non-roots send an arrival
-// word only) puts the root's words at the start of the half and each other member's arrival word
-// in its unit of the arrival area (team_types.hpp): its data may fill the half, so a block
-// broadcasts 16 KiB to one other member in one step.
-//
-// Buffer reuse without a barrier: every member writes to every other member in every call (a
-// broadcast's non-roots send one arrival word), so no member finishes call e+1 before every
-// member has started it, i.e. finished call e: a writer in call e+2 never overwrites a half (or
-// arrival unit) that a reader still reads for call e. The reader copies the words out into dest,
-// so dest is written only by its own PE (as in the pull form).
+// Buffer reuse without a barrier: the area has two halves, used by alternate calls, a region per
+// member in each. Every member writes to every other member in every call (a broadcast's
+// non-roots send one arrival word), so no member finishes call e+1 before every member has
+// started it, i.e. finished call e: a writer in call e+2 never overwrites a half that a reader
+// still reads for call e. The reader copies the words out into dest, so dest is written only by
+// its own PE (as in the pull form).
 //
 // Tags: the low 32 bits of the team's LL call count, which skips counts whose low 32 bits are
 // zero (the area starts zeroed) and keeps alternating halves. A stale word can match only if the
@@ -23,10 +18,11 @@
 //
 // RDMA peers (no load/store mapping): the words are packed into registered memory and put from
 // there, exactly the words the peer waits for (a byte more could land after the peer's
-// next-but-one call began): broadcast and fcollect pack once into this PE's own region (or
-// arrival unit) of its own area (which no peer writes), alltoall packs each peer's block into the scratch's half of
-// this call's parity (every other user of the scratch starts with a team sync, after which every member has received
-// these words). Regions start on 16 bytes, so the copy moves whole 16- and 8-byte units: each word lands whole.
+// next-but-one call began): broadcast and fcollect pack once into this PE's own region of its own
+// area (which no peer writes), alltoall packs each peer's block into the scratch's half of this
+// call's parity (every other user of the scratch starts with a team sync, after which every
+// member has received these words). Regions start on 16 bytes, so the copy moves whole 16- and
+// 8-byte units: each word lands whole.
 #pragma once
 
 #include <stdint.h>
@@ -42,44 +38,28 @@
 
 namespace mori::shmem::team {
 
-// Largest per-member byte count sent through the LL area, by the scope of the call: one thread, a
-// wave, a block. The path depends on the scope, so every member of a collective call calls it at
-// the same scope (NVSHMEM's device fcollect also picks its algorithm by scope: no LL for one
-// thread); members at different scopes wait for each other until the wait timeout reports it.
-// Crossovers on one H200, 2 PEs, NVSHMEM with full MPS support beside it: a wave or a block
+// Largest per-member byte count sent through the LL area, by the scope of the call: one thread, or
+// a wave or block (a "group"). The path depends on the scope, so every member of a collective call
+// calls it at the same scope (NVSHMEM's device fcollect also picks its algorithm by scope: no LL
+// for one thread); members at different scopes wait for each other until the wait timeout reports
+// it. Crossovers on one H200, 2 PEs, NVSHMEM with full MPS support beside it: a wave or a block
 // broadcasts 256 B-1 KiB by LL in 1.1-1.4 us, where the pull form takes 3.3-4.6 us at 2-8 KiB
 // (NVSHMEM 2.9-3.5; bench/results/2026-12-02T0050Z_h200x1_mps_final_run_commitd2cb5aa.json); one
 // thread's LL fcollect took 3.2, 4.7 and 7.6 us at 64, 128 and 256 B per member, where the pull
 // form, two syncs and one thread's remote read, took 4.9 at 256 B
-// (bench/results/2026-12-02T0723Z_h200x1_mps_pct50_ll_reductions_and_vector_words.json, 5db044d);
-// at 16 KiB a block's LL broadcast took 3.53 us against 4.47 for the pull form, a wave's 9.16
-// against 7.71 (..._T1015Z_h200x1_mps_pct50_reduction_pairs_and_ll16k.json). Past 8 KiB per member
-// only a broadcast to one other member fits a half (llApplies).
+// (bench/results/2026-12-02T0723Z_h200x1_mps_pct50_ll_reductions_and_vector_words.json, 5db044d).
 constexpr size_t kLlMaxBytesThread = 128;
-constexpr size_t kLlMaxBytesWave = 8192;
-constexpr size_t kLlMaxBytesBlock = 16384;
-
-enum class LlOp { Broadcast, Fcollect, Alltoall };
+constexpr size_t kLlMaxBytesGroup = 8192;
 
 MORI_HOST_DEVICE_INLINE constexpr size_t llWords(size_t bytes) { return bytes ? (bytes + 3) / 4 : 1; }
 // Bytes of one member's region, in whole 16-byte units.
 MORI_HOST_DEVICE_INLINE constexpr size_t llStride(size_t bytes) { return alignUp(llWords(bytes) * 8, 16); }
-// Whether every member's region of `bytes` fits one half.
-MORI_HOST_DEVICE_INLINE constexpr bool llRegionsFit(size_t bytes, int members) {
-  return static_cast<size_t>(members) * llStride(bytes) <= kLlHalfBytes;
-}
-// Whether a collective `op` (a reduction: Fcollect) of `bytes` per member on a team of `members`,
-// called at a scope whose limit is `maxBytes`, takes the LL path: within the limit, and every
-// member's region in one half, or, for a broadcast at a scope that uses the arrival units
-// (`arrivalUnits`: a block), the root's words for the other members within the limit and a half.
-// Depends only on arguments every member passes alike and on the scope, so every member takes the
-// same path.
-MORI_HOST_DEVICE_INLINE constexpr bool llApplies(LlOp op, size_t bytes, int members, size_t maxBytes,
-                                                 bool arrivalUnits = false) {
-  const size_t others = members > 1 ? static_cast<size_t>(members) - 1 : 0;
-  return bytes <= maxBytes &&
-         (llRegionsFit(bytes, members) || (op == LlOp::Broadcast && arrivalUnits && others * bytes <= maxBytes &&
-                                           others * llStride(bytes) <= kLlHalfBytes));
+// Whether a collective of `bytes` per member on a team of `members`, called by one thread
+// (`oneThread`) or by a wave or block, takes the LL path. Depends only on arguments every member
+// passes alike and on the scope, so every member takes the same path.
+MORI_HOST_DEVICE_INLINE constexpr bool llApplies(size_t bytes, int members, bool oneThread) {
+  return bytes <= (oneThread ? kLlMaxBytesThread : kLlMaxBytesGroup) &&
+         static_cast<size_t>(members) * llStride(bytes) <= kLlHalfBytes;
 }
 static_assert(2 * kLlHalfBytes <= kScratchBytes, "alltoall stages a half's worth of words per parity in the scratch");
 // The call count after `count`: never zero in its low 32 bits (the tag), parity alternating.
@@ -89,27 +69,13 @@ MORI_HOST_DEVICE_INLINE constexpr uint64_t llNextCount(uint64_t count) {
 static_assert(llNextCount(0) == 1 && llNextCount(0xfffffffeull) == 0xffffffffull &&
                   llNextCount(0xffffffffull) == 0x100000002ull,
               "tags skip 0 and halves alternate across the wrap");
-constexpr LlOp kLlB = LlOp::Broadcast, kLlF = LlOp::Fcollect;
-static_assert(llApplies(kLlF, 0, 2, kLlMaxBytesThread) && llApplies(kLlF, kLlMaxBytesThread, 64, kLlMaxBytesThread) &&
-                  !llApplies(kLlF, kLlMaxBytesThread + 1, 2, kLlMaxBytesThread) &&
-                  llApplies(kLlF, 8192, 2, kLlMaxBytesBlock) && !llApplies(kLlF, 8192, 3, kLlMaxBytesBlock) &&
-                  !llApplies(kLlF, 8193, 2, kLlMaxBytesBlock) && llApplies(kLlF, 4096, 4, kLlMaxBytesWave) &&
-                  llApplies(kLlF, 1024, 16, kLlMaxBytesWave) && llApplies(kLlF, 16, 1024, kLlMaxBytesThread) &&
-                  !llApplies(kLlF, 16, 1025, kLlMaxBytesWave),
-              "fcollect, alltoall, reductions: 128 B per member for one thread, 8 KiB for a wave, and every "
-              "member's region in one half");
-static_assert(llApplies(kLlB, kLlMaxBytesBlock, 2, kLlMaxBytesBlock, true) &&
-                  !llApplies(kLlB, kLlMaxBytesBlock, 2, kLlMaxBytesBlock) &&
-                  !llApplies(kLlB, kLlMaxBytesBlock + 1, 2, kLlMaxBytesBlock, true) &&
-                  !llApplies(kLlB, kLlMaxBytesBlock, 3, kLlMaxBytesBlock, true) &&
-                  llApplies(kLlB, kLlMaxBytesBlock, 1, kLlMaxBytesBlock, true) &&
-                  llApplies(kLlB, 8192, 3, kLlMaxBytesBlock, true) &&
-                  !llApplies(kLlB, 8200, 3, kLlMaxBytesBlock, true) &&
-                  llApplies(kLlB, 8200, 2, kLlMaxBytesBlock, true) &&
-                  llApplies(kLlB, 4096, 5, kLlMaxBytesBlock, true) &&
-                  !llApplies(kLlB, 4096, 6, kLlMaxBytesBlock, true) && !llApplies(kLlB, 8192, 3, kLlMaxBytesWave) &&
-                  llApplies(kLlB, 16, 1024, kLlMaxBytesThread) && !llApplies(kLlB, 16, 1025, kLlMaxBytesThread),
-              "a block's broadcast: besides fitting regions, the root's words for the others within 16 KiB");
+static_assert(llApplies(0, 2, true) && llApplies(kLlMaxBytesThread, 64, true) &&
+                  !llApplies(kLlMaxBytesThread + 1, 2, true) && llApplies(kLlMaxBytesGroup, 2, false) &&
+                  !llApplies(kLlMaxBytesGroup, 3, false) && !llApplies(kLlMaxBytesGroup + 1, 2, false) &&
+                  llApplies(4096, 4, false) && llApplies(1024, 16, false) && llApplies(16, 1024, true) &&
+                  !llApplies(16, 1025, false),
+              "the LL limits: 128 B per member for one thread, 8 KiB for a wave or block, and every member's "
+              "region in one half");
 
 }  // namespace mori::shmem::team
 
@@ -130,18 +96,6 @@ MORI_DEVICE_INLINE void llStoreChunk(uint8_t* p, uint32_t bytes, uint32_t w, uin
 MORI_DEVICE_INLINE uint32_t llWholeWords(const void* p, uint32_t bytes) {
   return p && (reinterpret_cast<uintptr_t>(p) & 3) == 0 ? bytes / 4 : 0;
 }
-
-// The LL limit of scope S (kLlMaxBytes*), and whether its broadcasts use the arrival units: a
-// block's only. A wave's or one thread's broadcast within its limit whose regions do not fit has
-// thousands of members; their code stays that of the regions alone (each change to it moved one
-// thread's broadcast of 128 B by 0.3-0.6 us:
-// bench/results/2026-12-02T1650Z_h200x1_mps_pct50_ll_broadcast_16k.json).
-template <class S>
-constexpr size_t kLlMaxBytes = kOneThread<S>              ? kLlMaxBytesThread
-                               : std::is_same_v<S, Block> ? kLlMaxBytesBlock
-                                                          : kLlMaxBytesWave;
-template <class S>
-constexpr bool kLlArrivalUnits = std::is_same_v<S, Block>;
 
 // Loads per thread and pass in flight before their use: pairs of words (llReceive), 16-byte
 // source units or words (llWrite), units (llReduce). 4 for a thread or a wave, 2 for a block (128
@@ -320,8 +274,10 @@ MORI_DEVICE_INLINE void llReceive(const uint64_t* region, uint32_t words, uint32
   }
 }
 
-// One LL call's places: its count (tag = the low 32 bits), the half it uses, each member's
-// region in that half, `stride` bytes apart, and each member's arrival unit of this parity.
+enum class LlOp { Broadcast, Fcollect, Alltoall };
+
+// One LL call's places: its count (tag = the low 32 bits), the half it uses and each member's
+// region in that half, `stride` bytes apart.
 struct LlCall {
   uint64_t count;
   uint32_t tag, stride, halfOffset;
@@ -329,19 +285,6 @@ struct LlCall {
   uint8_t* half;
   MORI_DEVICE_INLINE uint64_t* region(int member) const {
     return reinterpret_cast<uint64_t*>(half + static_cast<uint32_t>(member) * stride);
-  }
-  MORI_DEVICE_INLINE uint64_t* arrival(int member) const {
-    return reinterpret_cast<uint64_t*>(scratch + kScratchBytes + 2 * kLlHalfBytes +
-                                       static_cast<uint32_t>(member) * kLlArrivalBytes +
-                                       (halfOffset ? kLlArrivalBytes / 2 : 0u));
-  }
-  // Where `member` sends its words to in this call: its region; in a broadcast whose members'
-  // regions do not all fit the half (kApart), the root's words start the half and every other
-  // member's arrival word goes to its arrival unit.
-  template <bool kApart>
-  MORI_DEVICE_INLINE uint64_t* inbox(int member, int root) const {
-    if constexpr (kApart) return member == root ? region(0) : arrival(member);
-    return region(member);
   }
 };
 
@@ -372,14 +315,14 @@ MORI_DEVICE_INLINE void llEnd(const TeamDevice& t, const LlCall& c) {
 // non-roots). Load/store peers directly; the others by a put of the words packed into this PE's
 // own region (the same words for every peer) or, for alltoall, into the scratch's region for that
 // peer.
-template <class S, bool kApart = false>
+template <class S>
 MORI_DEVICE_INLINE void llSend(const TeamDevice& t, const LlCall& c, LlOp op, const void* source, uint32_t bytes,
                                int root) {
   const uint32_t rank = static_cast<uint32_t>(S::rank()), step = static_cast<uint32_t>(S::size());
   const bool sends = op != LlOp::Broadcast || root == t.myIndex;
   const uint32_t sendWords = sends ? static_cast<uint32_t>(llWords(bytes)) : 1u;
   const uint8_t* src = static_cast<const uint8_t*>(source);
-  uint64_t* mine = c.inbox<kApart>(t.myIndex, root);
+  uint64_t* mine = c.region(t.myIndex);
   bool packed = false;
   for (int k = 1; k < t.size; ++k) {
     const int j = (t.myIndex + k) % t.size, pe = t.worldPe(j);
@@ -404,13 +347,13 @@ MORI_DEVICE_INLINE void llSend(const TeamDevice& t, const LlCall& c, LlOp op, co
 
 // The LL form of broadcast (dest <- root's source), fcollect (dest block j <- member j's
 // source) and alltoall (dest block j <- member j's source block <my index>), blocks of `bytes`;
-// llApplies(op, bytes, t.size, kLlMaxBytes<S>) on every member. `root` is read for broadcasts only.
-template <class S, bool kApart = false>
-MORI_DEVICE_INLINE void llExchangeIn(const TeamDevice& t, LlOp op, void* dest, const void* source, size_t bytesIn,
-                                     int root) {
-  const uint32_t bytes = static_cast<uint32_t>(bytesIn);  // at most kLlMaxBytesBlock
+// llApplies(bytes, t.size, <S is Thread>) on every member. `root` is read for broadcasts only.
+template <class S>
+MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, const void* source, size_t bytesIn,
+                                   int root) {
+  const uint32_t bytes = static_cast<uint32_t>(bytesIn);  // at most kLlMaxBytesGroup
   const LlCall c = llBegin<S>(t, bytes);
-  llSend<S, kApart>(t, c, op, source, bytes, root);
+  llSend<S>(t, c, op, source, bytes, root);
 
   // This PE's own part of dest, then the others' words.
   const uint32_t rank = static_cast<uint32_t>(S::rank()), step = static_cast<uint32_t>(S::size());
@@ -423,28 +366,14 @@ MORI_DEVICE_INLINE void llExchangeIn(const TeamDevice& t, LlOp op, void* dest, c
   const uint32_t words = static_cast<uint32_t>(llWords(bytes));
   for (int k = 1; k < t.size; ++k) {
     const int j = (t.myIndex + t.size - k) % t.size;
-    uint64_t* from = c.inbox<kApart>(j, root);
     if (op != LlOp::Broadcast)
-      llReceive<kLlInFlight<S>>(from, words, c.tag, out + static_cast<uint32_t>(j) * bytes, bytes, rank, step);
+      llReceive<kLlInFlight<S>>(c.region(j), words, c.tag, out + static_cast<uint32_t>(j) * bytes, bytes, rank, step);
     else if (j == root)
-      llReceive<kLlInFlight<S>>(from, words, c.tag, out, bytes, rank, step);
+      llReceive<kLlInFlight<S>>(c.region(j), words, c.tag, out, bytes, rank, step);
     else
-      llReceive<kLlInFlight<S>>(from, 1, c.tag, nullptr, 0, rank, step);  // arrival only
+      llReceive<kLlInFlight<S>>(c.region(j), 1, c.tag, nullptr, 0, rank, step);  // arrival only
   }
   llEnd<S>(t, c);  // dest is complete
-}
-// A block's broadcast whose members' regions do not all fit the half. Out of line: the inline
-// path keeps the code of the regions alone (kLlArrivalUnits).
-inline MORI_DEVICE_NOINLINE void llBroadcastApart(const TeamDevice& t, void* dest, const void* source, size_t bytes,
-                                                  int root) {
-  llExchangeIn<Block, true>(t, LlOp::Broadcast, dest, source, bytes, root);
-}
-template <class S>
-MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, const void* source, size_t bytes,
-                                   int root) {
-  if constexpr (kLlArrivalUnits<S>)
-    if (op == LlOp::Broadcast && !llRegionsFit(bytes, t.size)) return llBroadcastApart(t, dest, source, bytes, root);
-  llExchangeIn<S>(t, op, dest, source, bytes, root);
 }
 
 // The LL form of a reduction (collectives.hpp: reduceWith) of n elements of T, n * sizeof(T)
@@ -455,7 +384,7 @@ MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, con
 // each thread keeps kLlInFlight<S> units per member in flight.
 template <class S>
 MORI_DEVICE_INLINE LlCall llReduceSend(const TeamDevice& t, const void* source, size_t bytesIn) {
-  const uint32_t bytes = static_cast<uint32_t>(bytesIn);  // at most kLlMaxBytesBlock
+  const uint32_t bytes = static_cast<uint32_t>(bytesIn);  // at most kLlMaxBytesGroup
   const LlCall c = llBegin<S>(t, bytes);
   llSend<S>(t, c, LlOp::Fcollect, source, bytes, 0);
   S::sync();  // every thread's part of the sends has read source before dest (maybe source) changes

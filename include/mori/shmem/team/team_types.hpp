@@ -40,10 +40,8 @@ static_assert(sizeof(TeamDevice) == 40, "TeamDevice is a kernel argument and a t
 // Sync slot layout (byte offsets). The epochs and the collect count are written by this PE only;
 // flags are written by peers. Exchange records carry team creation arguments (kExchangeRecord
 // bytes per PE, nPes + 1 records). Scratch stages reductions whose peers are not P2P-reachable
-// and in-place reductions. The LL area, after the scratch, receives the one-step small broadcasts,
-// fcollects, alltoalls and reductions (mori/shmem/team/ll_exchange.hpp): two halves, used by
-// alternate calls, then the broadcasts' arrival words (kLlArrivalBytes per world PE: one 16-byte
-// unit per half).
+// and in-place reductions. The LL area, after the scratch, receives the one-step small broadcasts
+// and fcollects (mori/shmem/team/ll_exchange.hpp): two halves, used by alternate calls.
 constexpr size_t kEpochOffset = 0;
 constexpr size_t kLlEpochOffset = 8;  // the LL exchanges' call count
 constexpr size_t kFlagsOffset = 64;   // 64 rounds of dissemination: any team size
@@ -53,7 +51,6 @@ constexpr size_t kExchangeOffset = 1024;
 constexpr size_t kExchangeRecord = 64;
 constexpr size_t kScratchBytes = 64 * 1024;
 constexpr size_t kLlHalfBytes = 32 * 1024;
-constexpr size_t kLlArrivalBytes = 32;
 
 MORI_HOST_DEVICE_INLINE constexpr size_t alignUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
 MORI_HOST_DEVICE_INLINE constexpr size_t scratchOffset(int nPes) {
@@ -61,7 +58,7 @@ MORI_HOST_DEVICE_INLINE constexpr size_t scratchOffset(int nPes) {
 }
 MORI_HOST_DEVICE_INLINE constexpr size_t llOffset(int nPes) { return scratchOffset(nPes) + kScratchBytes; }
 MORI_HOST_DEVICE_INLINE constexpr size_t slotBytes(int nPes) {
-  return alignUp(llOffset(nPes) + 2 * kLlHalfBytes + kLlArrivalBytes * static_cast<size_t>(nPes), 4096);
+  return alignUp(llOffset(nPes) + 2 * kLlHalfBytes, 4096);
 }
 
 }  // namespace mori::shmem::team
