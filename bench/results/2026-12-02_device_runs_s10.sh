@@ -25,7 +25,7 @@
 #      Prediction: v2 back at base's figures if the cost is the code (registers); v3 = v2 unless the
 #      line sharing costs.
 #   C: B found v2 and v3 as slow as "new" (the code is not the cause; where the arrival word lies
-#      is). This tree ("v4") keeps each member's region for a broadcast whose regions fit the half
+#      is). This tree ("v4", d92f6f2) keeps each member's region for a broadcast whose regions fit the half
 #      (the place of every LL broadcast before) and uses the arrival units only where they do not
 #      (a block's broadcast of more than 8 KiB to one other member, of 8 KiB to two). Its suites'
 #      targets and perf tools (phase S of the s9 script, then the team suites) and the perf tool
@@ -33,7 +33,7 @@
 #      two builds interleaved, 3 rounds, NVSHMEM beside v4.
 #      Prediction: v4 = base within noise everywhere except a block's broadcast of 16 KiB
 #      (4.48 -> ~3.65 us) and the stream broadcast of 16 KiB.
-#   D: phase C's job for "v5": C found v4 as slow as new for one thread's 64-128 B and a block's
+#   D: phase C's job for "v5" (56490b1): C found v4 as slow as new for one thread's 64-128 B and a block's
 #      8 KiB (and a wave's 4-8 KiB by 0.1-0.2 us in that job), so the cause is the code after all:
 #      the library's collective functions are compiled under a 64-register cap, and any change to
 #      the inline LL path moves their spills. v5 keeps one thread's and a wave's code that of the
@@ -44,7 +44,7 @@
 #      Without the NVSHMEM twin (little device time left; NVSHMEM's figures for these rows: jobs A
 #      and C).
 #   M: the whole list of 2026-12-02_device_runs_s8.sh M three times for .snap (its perf tools built
-#      here unless A's build is still there).
+#      here unless A's build is still there). Not run: no device time was left.
 # Outcome: not kept (D lost the 16 KiB gain; the inline forms slowed one thread's rows): the
 # library's code is dce1152's again. Records: 2026-12-02T1650Z_*_ll_broadcast_16k.json (A, B),
 # T1715Z_*_ll_broadcast_regions_kept.json (C), T1750Z_*_ll_broadcast_apart_out_of_line.json (D).
