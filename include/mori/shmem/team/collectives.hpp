@@ -182,10 +182,11 @@ constexpr int kOnePassMembers = 8;
 //  - otherwise chunks of half the scratch: members that are not P2P-reachable are fetched into
 //    the other half by gets; an in-place result is staged and written after a team sync, so no
 //    member reads a source that is already overwritten.
-// The operation as a value: AnyOp (the device library's and the host API's kernels: the
-// operation chosen per call; one uniform switch per element of a memory-bound loop, and a sixth of
-// the kernels to compile) or Fixed<O> (one instantiation per operation: withFixedOp). Callers
-// check opApplies<T> first: AnyOp has a case for those operations only.
+// The operation as a value: reduceWith takes an AnyOp (the device library's and the host API's
+// kernels: the operation chosen per call; one uniform switch per element of a memory-bound loop,
+// and a sixth of the kernels to compile); Fixed<O> is the operation of one combine loop, which
+// withFixedOp picks once per call (one thread's one-step reduction). Callers check opApplies<T>
+// first: AnyOp has a case for those operations only.
 template <Op O>
 struct Fixed {
   template <typename T>
