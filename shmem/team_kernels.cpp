@@ -18,8 +18,39 @@ namespace {
 // 256 threads: the device API's register budget allows a block of them without spilling.
 constexpr int kThreads = 256;
 
+// One kernel per kind: each holds only its own path's code (as the device library's functions).
+template <int kKind>
 __global__ __launch_bounds__(kThreads) void collectiveKernel(CollectiveArgs a) {
-  collectiveOf<Block>(a.team, a.kind, a.dest, a.source, a.bytes, a.root);
+  if constexpr (kKind == kKindSync)
+    sync<Block>(a.team);
+  else if constexpr (kKind == kKindSyncRelease)
+    syncRelease<Block>(a.team);
+  else if constexpr (kKind == kKindBarrier)
+    barrier<Block>(a.team);
+  else if constexpr (kKind == MORI_SHMEM_COLL_BROADCAST)
+    broadcast<Block>(a.team, a.dest, a.source, a.bytes, a.root);
+  else if constexpr (kKind == MORI_SHMEM_COLL_FCOLLECT)
+    fcollect<Block>(a.team, a.dest, a.source, a.bytes);
+  else if constexpr (kKind == MORI_SHMEM_COLL_COLLECT)
+    collect<Block>(a.team, a.dest, a.source, a.bytes);
+  else
+    alltoall<Block>(a.team, a.dest, a.source, a.bytes);
+}
+
+// One block runs the collective of a.kind (not a reduction); hipErrorInvalidValue for a kind that
+// names none.
+hipError_t launchOneBlock(const CollectiveArgs& a, hipStream_t stream) {
+  switch (a.kind) {
+    case kKindSync: collectiveKernel<kKindSync><<<1, kThreads, 0, stream>>>(a); break;
+    case kKindSyncRelease: collectiveKernel<kKindSyncRelease><<<1, kThreads, 0, stream>>>(a); break;
+    case kKindBarrier: collectiveKernel<kKindBarrier><<<1, kThreads, 0, stream>>>(a); break;
+    case MORI_SHMEM_COLL_BROADCAST: collectiveKernel<MORI_SHMEM_COLL_BROADCAST><<<1, kThreads, 0, stream>>>(a); break;
+    case MORI_SHMEM_COLL_FCOLLECT: collectiveKernel<MORI_SHMEM_COLL_FCOLLECT><<<1, kThreads, 0, stream>>>(a); break;
+    case MORI_SHMEM_COLL_COLLECT: collectiveKernel<MORI_SHMEM_COLL_COLLECT><<<1, kThreads, 0, stream>>>(a); break;
+    case MORI_SHMEM_COLL_ALLTOALL: collectiveKernel<MORI_SHMEM_COLL_ALLTOALL><<<1, kThreads, 0, stream>>>(a); break;
+    default: return hipErrorInvalidValue;
+  }
+  return hipGetLastError();
 }
 
 // The spread form's middle kernel: block b moves its slice of every piece; no syncs.
@@ -52,8 +83,7 @@ hipError_t launchSync(const CollectiveArgs& a, hipStream_t stream) {
   CollectiveArgs s{};
   s.team = a.team;
   s.kind = kKindSyncRelease;
-  collectiveKernel<<<1, kThreads, 0, stream>>>(s);
-  return hipGetLastError();
+  return launchOneBlock(s, stream);
 }
 
 template <typename T>
@@ -75,8 +105,7 @@ hipError_t launchReduceTyped(const CollectiveArgs& a, hipStream_t stream) {
 hipError_t launchCollective(const CollectiveArgs& a, hipStream_t stream) {
   if (a.blocks <= 1) {
     if (a.kind == MORI_SHMEM_COLL_REDUCE) return launchReduceTyped(a, stream);
-    collectiveKernel<<<1, kThreads, 0, stream>>>(a);
-    return hipGetLastError();
+    return launchOneBlock(a, stream);
   }
   // Spread form. Entry sync: every member's source is ready (each member's earlier stream work
   // is done when its sync kernel runs). Exit sync: no member returns to overwriting its source

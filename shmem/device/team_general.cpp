@@ -1,9 +1,11 @@
 // The team collectives' bodies (device library, declared in mori/shmem/impl/device_library.hpp):
-// the device API's collectives call these, one entry per scope for the syncs and data
-// collectives and one for the reductions, which goes on to the function of the element type; the
+// the device API's data collectives call these, one function per collective and scope, and its
+// reductions one entry per scope, which goes on to the function of the element type; the
 // operation is chosen per element (a uniform switch in a memory-bound loop, as in the host forms'
 // kernels), except in one thread's one-step reduction (collectives.hpp: llReduceApart). Compiled
-// with a register cap of their own (CMakeLists.txt next to this file).
+// with a register cap of their own (CMakeLists.txt next to this file). One function per
+// collective: each path's registers and stack are its own, so changing one collective's code does
+// not move another's spills.
 #include "mori/shmem.h"
 #include "shmem/device/general_path.hpp"
 
@@ -20,9 +22,23 @@ MORI_LIB_NOINLINE void reduceOf(int team, void* dest, const void* source, size_t
 }  // namespace
 
 #define MORI_TEAM_GENERAL(SC, S)                                                                                     \
-  extern "C" MORI_LIB_NOINLINE void mori_shmemi_team_collective_##SC(int team, int kind, void* dest,                 \
-                                                                     const void* source, size_t bytes, int root) {   \
-    collectiveOf<S>(teamOf(team), kind, dest, source, bytes, root);                                                  \
+  extern "C" MORI_LIB_NOINLINE void mori_shmemi_team_broadcast_##SC(int team, void* dest, const void* source,        \
+                                                                    size_t bytes, int root) {                        \
+    const TeamDevice t = teamOf(team);                                                                               \
+    if (MORI_UNLIKELY(root < 0 || root >= t.size)) failRoot(team, root, t.size);                                     \
+    broadcast<S>(t, dest, source, bytes, root);                                                                      \
+  }                                                                                                                  \
+  extern "C" MORI_LIB_NOINLINE void mori_shmemi_team_fcollect_##SC(int team, void* dest, const void* source,         \
+                                                                   size_t bytes) {                                   \
+    fcollect<S>(teamOf(team), dest, source, bytes);                                                                  \
+  }                                                                                                                  \
+  extern "C" MORI_LIB_NOINLINE void mori_shmemi_team_collect_##SC(int team, void* dest, const void* source,          \
+                                                                  size_t bytes) {                                    \
+    collect<S>(teamOf(team), dest, source, bytes);                                                                   \
+  }                                                                                                                  \
+  extern "C" MORI_LIB_NOINLINE void mori_shmemi_team_alltoall_##SC(int team, void* dest, const void* source,         \
+                                                                   size_t bytes) {                                   \
+    alltoall<S>(teamOf(team), dest, source, bytes);                                                                  \
   }                                                                                                                  \
   extern "C" MORI_LIB_NOINLINE void mori_shmemi_team_reduce_##SC(int team, void* dest, const void* source, size_t n, \
                                                                  int dtype, int op) {                                \

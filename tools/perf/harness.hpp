@@ -1,7 +1,7 @@
-// What every benchmark of mori-shmem-perf needs around its kernels: the MPI job (exactly 2 PEs,
-// one GPU each), GPU selection and context, the library's unique-ID initialisation, symmetric
-// buffers, GPU-event timing of one kernel, data generation and verification reduced over PEs,
-// and the results (kept and printed by PE 0).
+// What every benchmark of mori-shmem-perf needs around its kernels: the MPI job (2 PEs, or more
+// for the collectives, one GPU each), GPU selection and context, the library's unique-ID
+// initialisation, symmetric buffers, GPU-event timing of one kernel, data generation and
+// verification reduced over PEs, and the results (kept and printed by PE 0).
 //
 // Failures: a GPU or library call that fails stops the whole job at once (MPI_Abort, exit code 3)
 // with the PE, the call, file:line and the runtime's message. A verification mismatch is a

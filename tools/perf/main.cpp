@@ -1,6 +1,6 @@
 // mori-shmem-perf (and mori-shmem-perf-nvshmem, the same source over NVSHMEM): NVSHMEM perftest's
-// point-to-point and collective benchmarks and the library's init time, for exactly 2 PEs under
-// mpirun.
+// point-to-point and collective benchmarks and the library's init time under mpirun: exactly 2
+// PEs, or any count from 2 for the collectives (checkPeCount).
 //
 //   mpirun -np 2 mori-shmem-perf shmem_put_bw -s block -c 132 -t 1024 -b 1M -e 1G --json put.json
 //
@@ -125,10 +125,8 @@ int main(int argc, char** argv) {
       code = kExitUsage;
       break;
     case ParseResult::Action::Run:
-      if (size != 2) {
-        if (rank == 0)
-          fprintf(stderr, "mori-shmem-perf: runs with exactly 2 PEs (mpirun -np 2, one GPU each); this job has %d\n",
-                  size);
+      if (const std::string e = checkPeCount(parsed.options, size); !e.empty()) {
+        if (rank == 0) fprintf(stderr, "mori-shmem-perf: %s\n", e.c_str());
         code = kExitUsage;
         break;
       }

@@ -7,6 +7,8 @@
 
 #include <limits>
 
+#include "tools/perf/expected_data.hpp"
+
 namespace mori::perf {
 namespace {
 
@@ -365,6 +367,20 @@ std::string checkAgainstDevice(const Options& o, int waveSize, int maxThreadsPer
   return "";
 }
 
+std::string checkPeCount(const Options& o, int npes) {
+  const TestInfo& t = testInfo(o.test);
+  if (t.kind != Kind::Collective) {
+    if (npes == 2) return "";
+    return std::string(t.name) + " runs with exactly 2 PEs (mpirun -np 2, one GPU each); this job has " +
+           std::to_string(npes);
+  }
+  if (npes < 2) return std::string(t.name) + " runs with 2 PEs or more; this job has " + std::to_string(npes);
+  if (collOf(o.test) == Coll::Reduction && npes > kReduceExactPes)
+    return std::string(t.name) + " checks exact sums of up to " + std::to_string(kReduceExactPes) +
+           " PEs; this job has " + std::to_string(npes);
+  return "";
+}
+
 size_t heapBytesNeeded(const Options& o) {
   const TestInfo& t = testInfo(o.test);
   if (t.kind == Kind::Init) return 0;
@@ -644,7 +660,7 @@ std::string usage(const char* program) {
                   "      --json <file>            write the results as JSON (PE 0)\n"
                   "      --no-verify              skip checking the moved data (checked by default)\n"
                   "      --list                   list the tests\n\n"
-                  "Run with exactly 2 PEs, one GPU each: mpirun -np 2 " +
+                  "Run with exactly 2 PEs, one GPU each (collective tests: 2 or more): mpirun -np 2 " +
                   program + " shmem_put_bw -c 132 -t 1024 -b 1M -e 1G\n";
   return u;
 }

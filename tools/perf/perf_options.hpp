@@ -111,6 +111,11 @@ int ctasFor(const Options& o);
 // Checks that depend on the GPU (wave width, largest block); empty if the options fit.
 std::string checkAgainstDevice(const Options& o, int waveSize, int maxThreadsPerBlock);
 
+// Checks of the job's PE count; empty if it fits. Collective tests run on any count from 2 (the
+// world team; reductions up to kReduceExactPes, whose sums the check knows exactly), every other
+// test on exactly 2 (PE 0 drives, PE 1 is the target).
+std::string checkPeCount(const Options& o, int npes);
+
 // Symmetric heap bytes a run needs (0 for shmem_init_time: the library's default is measured).
 size_t heapBytesNeeded(const Options& o);
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the standard mori-shmem-perf set for mori-shmem and then, when it was built, for NVSHMEM
-# (mori-shmem-perf-nvshmem), one after the other in the same job, with `mpirun -np 2`.
+# (mori-shmem-perf-nvshmem), one after the other in the same job, with `mpirun -np 2` (or
+# MORI_PERF_NP PEs: a list of collective tests only, which run on any count from 2).
 #
 #   tools/perf/run_benchmarks.sh <build-dir> <out-dir>
 #
@@ -9,12 +10,12 @@
 # date, machine, command lines, every number; for bench/results/).
 #
 # Environment: MORI_PERF_LIST (default: standard.list beside this script), MPIRUN (default:
-# mpirun), MORI_PERF_RUN_TIMEOUT (seconds per run, default 180), MORI_COMMIT (the commit to
+# mpirun), MORI_PERF_NP (PEs, default 2), MORI_PERF_RUN_TIMEOUT (seconds per run, default 180), MORI_COMMIT (the commit to
 # record; default: the checkout's HEAD, which a copied tree may carry stale). The NVSHMEM twin gets LD_LIBRARY_PATH with the NVSHMEM library
 # directory recorded at configure time (bootstrap and transport plugins live there); NVLink
 # multicast stays off for both (NCCL_NVLS_ENABLE=0, NVSHMEM_DISABLE_NVLS=1).
 #
-# With fewer than two visible GPUs the two PEs share one (run it under CUDA MPS: tools/run.sh
+# With fewer visible GPUs than PEs, PEs share a GPU (run it under CUDA MPS: tools/run.sh
 # starts it); the summary then says that the figures are one GPU's memory, not an interconnect,
 # and judges only the ratios to NVSHMEM (summarize.py --shared-gpu).
 #
@@ -32,6 +33,8 @@ out=$(cd "$2" && pwd)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 list=${MORI_PERF_LIST:-$here/standard.list}
 mpirun_cmd=${MPIRUN:-mpirun}
+npes=${MORI_PERF_NP:-2}
+case "$npes" in '' | *[!0-9]* | 0 | 1) echo "error: MORI_PERF_NP='$npes' is not a PE count of 2 or more" >&2; exit 2 ;; esac
 run_timeout=${MORI_PERF_RUN_TIMEOUT:-180}
 
 [ -f "$list" ] || { echo "error: run list '$list' not found" >&2; exit 2; }
@@ -79,7 +82,7 @@ for backend in "${backends[@]}"; do
     stem=$(printf '%s/%s_%02d_%s' "$out" "$backend" "$n" "$id")
     rm -f "$stem.json"
     # shellcheck disable=SC2206  # the list's arguments are plain words
-    cmd=("${env_prefix[@]}" timeout "$run_timeout" "$mpirun_cmd" -np 2 "$bin" "$test" $args --json "$stem.json")
+    cmd=("${env_prefix[@]}" timeout "$run_timeout" "$mpirun_cmd" -np "$npes" "$bin" "$test" $args --json "$stem.json")
     printf '== %-10s %-16s %s\n' "$backend" "$id" "${cmd[*]}"
     t0=$(date +%s.%N)
     "${cmd[@]}" < /dev/null > "$stem.log" 2>&1  # mpirun would read the list from stdin
@@ -106,7 +109,7 @@ machine=$(nvidia-smi -L 2> /dev/null || rocm-smi --showproductname 2> /dev/null 
 shared=()
 ngpu=$("$build/tools/info/mori-shmem-info" 2> /dev/null | sed -n 's/^GPUs: \([0-9][0-9]*\).*/\1/p')
 [ -n "$ngpu" ] || ngpu=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU' || true)
-if [ "${ngpu:-0}" -lt 2 ]; then shared=(--shared-gpu); fi
+if [ "${ngpu:-0}" -lt "$npes" ]; then shared=(--shared-gpu); fi
 python3 "$here/summarize.py" --list "$list" --runs "$runs_tsv" --out "$out" --commit "$commit" --date "$date_utc" \
   --machine "$machine" "${shared[@]}" || status=1
 echo "== summary: $out/bench_summary.txt, combined JSON: $out/bench_results.json"

@@ -1,8 +1,8 @@
 // Device-side misuse of teams stops the kernel with a message naming the handle, never a hang or
-// a silent wrong answer: a handle no team has, a destroyed team, a value outside the table; and a
-// value that names no collective kind, element type or reduction operation of that type reaching
-// the device library's dispatch (only a caller inside mori-shmem can pass one: the test calls the
-// library's entries directly).
+// a silent wrong answer: a handle no team has, a destroyed team, a value outside the table, a
+// broadcast root outside the team; and a value that names no element type or reduction operation
+// of that type reaching the device library's dispatch (only a caller inside mori-shmem can pass
+// one: the test calls the library's entries directly).
 // Each case poisons the GPU context, so ctest runs each in its own process (--gtest_filter) and
 // requires the device's message and the verdict line in the output.
 #include "tests/gpu/gpu_test_util.hpp"
@@ -14,8 +14,8 @@ namespace {
 __global__ void syncKernel(mori_shmem_team_t team) { mori_shmem_team_sync_block(team); }
 __global__ void reduceKernel(mori_shmem_team_t team, int* buf) { mori_shmem_int_sum_reduce_thread(team, buf, buf, 1); }
 
-__global__ void collectiveOfKind(int kind, int* buf) {
-  mori_shmemi_team_collective_thread(MORI_SHMEM_TEAM_WORLD, kind, buf, buf, 4, 0);
+__global__ void broadcastFrom(mori_shmem_team_device_t team, int root, int* buf) {
+  mori_shmem_int_broadcast_warp(team, buf, buf + 4, 4, root);
 }
 __global__ void reduceOfType(int dtype, int* buf) {
   mori_shmemi_team_reduce_thread(MORI_SHMEM_TEAM_WORLD, buf, buf, 1, dtype, MORI_SHMEM_REDUCE_SUM);
@@ -57,11 +57,15 @@ TEST(TeamDeviceErrors, NotAHandle) {
   expectStopped();
 }
 
-TEST(TeamDeviceErrors, UnknownCollectiveKind) {
+// Without the check, every member would skip the data (no member is that root) and return with
+// dest unwritten: a silent wrong answer.
+TEST(TeamDeviceErrors, BroadcastRootOutsideTeam) {
   ASSERT_EQ(mori_shmem_init(), 0);
   int* buf = static_cast<int*>(mori_shmem_malloc(64));
   ASSERT_NE(buf, nullptr);
-  collectiveOfKind<<<1, 1>>>(77, buf);
+  const mori_shmem_team_device_t world = mori_shmem_team_get_device(MORI_SHMEM_TEAM_WORLD);
+  ASSERT_EQ(world.size, 1);
+  broadcastFrom<<<1, 64>>>(world, 1, buf);
   expectStopped();
 }
 

@@ -414,6 +414,32 @@ TEST(PerfShape, DeviceChecks) {
   EXPECT_EQ(checkAgainstDevice(lat, 64, 1024), "");
 }
 
+TEST(PerfShape, PeCounts) {
+  // Point-to-point and init: PE 0 drives PE 1, nothing else.
+  for (const char* test :
+       {"shmem_put_bw", "shmem_p_latency", "shmem_put_signal_ping_pong_latency", "shmem_init_time"}) {
+    const Options o = ok({test});
+    EXPECT_EQ(checkPeCount(o, 2), "") << test;
+    for (int npes : {1, 3, 4})
+      EXPECT_EQ(checkPeCount(o, npes), std::string(test) + " runs with exactly 2 PEs (mpirun -np 2, one GPU each); " +
+                                           "this job has " + std::to_string(npes));
+  }
+  // Collectives: the world team of any count from 2.
+  for (const char* test :
+       {"alltoall_latency", "bcast_latency", "fcollect_on_stream", "barrier_latency", "sync_on_stream"}) {
+    const Options o = ok({test});
+    for (int npes : {2, 3, 4, 8, 64}) EXPECT_EQ(checkPeCount(o, npes), "") << test << " " << npes;
+    EXPECT_EQ(checkPeCount(o, 1), std::string(test) + " runs with 2 PEs or more; this job has 1");
+  }
+  // Reductions: as many PEs as the check sums exactly.
+  for (const char* test : {"reduction_latency", "reduction_on_stream"}) {
+    const Options o = ok({test, "-d", "bfloat16"});
+    EXPECT_EQ(checkPeCount(o, kReduceExactPes), "");
+    EXPECT_EQ(checkPeCount(o, kReduceExactPes + 1),
+              std::string(test) + " checks exact sums of up to 4 PEs; this job has 5");
+  }
+}
+
 TEST(PerfShape, HeapCoversTheBuffers) {
   Options o = ok({"shmem_put_bw", "-b", "1M", "-e", "1G"});
   EXPECT_GE(heapBytesNeeded(o), 2 * ((size_t{1} << 30) + kGuardBytes) + 16 * MiB);

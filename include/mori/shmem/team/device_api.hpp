@@ -46,25 +46,6 @@ MORI_DEVICE_INLINE int32_t teamHandle(const TeamDevice& t) {
   return t.handle;
 }
 
-// The syncs and data collectives by kind (kKindSync, kKindBarrier, kKindSyncRelease, or a
-// MORI_SHMEM_COLL_* other than reduce), at scope S: the device library's bodies
-// (shmem/device/team_general.cpp) and the host forms' kernel (shmem/team_kernels.cpp). Any other
-// kind stops the kernel naming it (a caller inside mori-shmem passed it).
-template <class S>
-MORI_DEVICE_INLINE void collectiveOf(const TeamDevice& t, int kind, void* dest, const void* source, size_t bytes,
-                                     int root) {
-  switch (kind) {
-    case kKindSync: sync<S>(t); break;
-    case kKindSyncRelease: syncRelease<S>(t); break;
-    case kKindBarrier: barrier<S>(t); break;
-    case MORI_SHMEM_COLL_BROADCAST: broadcast<S>(t, dest, source, bytes, root); break;
-    case MORI_SHMEM_COLL_FCOLLECT: fcollect<S>(t, dest, source, bytes); break;
-    case MORI_SHMEM_COLL_COLLECT: collect<S>(t, dest, source, bytes); break;
-    case MORI_SHMEM_COLL_ALLTOALL: alltoall<S>(t, dest, source, bytes); break;
-    default: failKind(t.handle, "collective kind", kind);
-  }
-}
-
 // f(static_cast<T*>(nullptr)) for the element type T of dtype (MORI_SHMEM_DTYPE_*); `otherwise`
 // for a value that names none. Host or device, as f is (nvcc checks the call per instantiation).
 #if defined(__NVCC__)
@@ -97,41 +78,37 @@ MORI_HOST_DEVICE_INLINE R withDtype(int dtype, R otherwise, F&& f) {
 // includes the device API cheap to compile.
 #define MORI_SHMEMI_TEAM_ARGS(X, ...) X(Team, __VA_ARGS__)
 
-#define MORI_SHMEMI_TEAM_UNTYPED(TEAM, SC, S)                                                                        \
-  template <typename Team>                                                                                           \
-  MORI_SHMEM_DEVICE int mori_shmem_barrier_##SC(TEAM team) {                                                         \
-    MORI_SHMEMI_TEAM_NS::barrier<MORI_SHMEMI_TEAM_NS::S>(MORI_SHMEMI_TEAM_NS::teamValue(team));                      \
-    return 0;                                                                                                        \
-  }                                                                                                                  \
-  template <typename Team>                                                                                           \
-  MORI_SHMEM_DEVICE int mori_shmem_team_sync_##SC(TEAM team) {                                                       \
-    MORI_SHMEMI_TEAM_NS::sync<MORI_SHMEMI_TEAM_NS::S>(MORI_SHMEMI_TEAM_NS::teamValue(team));                         \
-    return 0;                                                                                                        \
-  }                                                                                                                  \
-  template <typename Team>                                                                                           \
-  MORI_SHMEM_DEVICE int mori_shmem_broadcastmem_##SC(TEAM team, void* dest, const void* source, size_t bytes,        \
-                                                     int root) {                                                     \
-    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::teamHandle(team), MORI_SHMEM_COLL_BROADCAST, dest, source, \
-                                     bytes, root);                                                                   \
-    return 0;                                                                                                        \
-  }                                                                                                                  \
-  template <typename Team>                                                                                           \
-  MORI_SHMEM_DEVICE int mori_shmem_fcollectmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) {       \
-    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::teamHandle(team), MORI_SHMEM_COLL_FCOLLECT, dest, source,  \
-                                     bytes, 0);                                                                      \
-    return 0;                                                                                                        \
-  }                                                                                                                  \
-  template <typename Team>                                                                                           \
-  MORI_SHMEM_DEVICE int mori_shmem_collectmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) {        \
-    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::teamHandle(team), MORI_SHMEM_COLL_COLLECT, dest, source,   \
-                                     bytes, 0);                                                                      \
-    return 0;                                                                                                        \
-  }                                                                                                                  \
-  template <typename Team>                                                                                           \
-  MORI_SHMEM_DEVICE int mori_shmem_alltoallmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) {       \
-    mori_shmemi_team_collective_##SC(MORI_SHMEMI_TEAM_NS::teamHandle(team), MORI_SHMEM_COLL_ALLTOALL, dest, source,  \
-                                     bytes, 0);                                                                      \
-    return 0;                                                                                                        \
+#define MORI_SHMEMI_TEAM_UNTYPED(TEAM, SC, S)                                                                  \
+  template <typename Team>                                                                                     \
+  MORI_SHMEM_DEVICE int mori_shmem_barrier_##SC(TEAM team) {                                                   \
+    MORI_SHMEMI_TEAM_NS::barrier<MORI_SHMEMI_TEAM_NS::S>(MORI_SHMEMI_TEAM_NS::teamValue(team));                \
+    return 0;                                                                                                  \
+  }                                                                                                            \
+  template <typename Team>                                                                                     \
+  MORI_SHMEM_DEVICE int mori_shmem_team_sync_##SC(TEAM team) {                                                 \
+    MORI_SHMEMI_TEAM_NS::sync<MORI_SHMEMI_TEAM_NS::S>(MORI_SHMEMI_TEAM_NS::teamValue(team));                   \
+    return 0;                                                                                                  \
+  }                                                                                                            \
+  template <typename Team>                                                                                     \
+  MORI_SHMEM_DEVICE int mori_shmem_broadcastmem_##SC(TEAM team, void* dest, const void* source, size_t bytes,  \
+                                                     int root) {                                               \
+    mori_shmemi_team_broadcast_##SC(MORI_SHMEMI_TEAM_NS::teamHandle(team), dest, source, bytes, root);         \
+    return 0;                                                                                                  \
+  }                                                                                                            \
+  template <typename Team>                                                                                     \
+  MORI_SHMEM_DEVICE int mori_shmem_fcollectmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) { \
+    mori_shmemi_team_fcollect_##SC(MORI_SHMEMI_TEAM_NS::teamHandle(team), dest, source, bytes);                \
+    return 0;                                                                                                  \
+  }                                                                                                            \
+  template <typename Team>                                                                                     \
+  MORI_SHMEM_DEVICE int mori_shmem_collectmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) {  \
+    mori_shmemi_team_collect_##SC(MORI_SHMEMI_TEAM_NS::teamHandle(team), dest, source, bytes);                 \
+    return 0;                                                                                                  \
+  }                                                                                                            \
+  template <typename Team>                                                                                     \
+  MORI_SHMEM_DEVICE int mori_shmem_alltoallmem_##SC(TEAM team, void* dest, const void* source, size_t bytes) { \
+    mori_shmemi_team_alltoall_##SC(MORI_SHMEMI_TEAM_NS::teamHandle(team), dest, source, bytes);                \
+    return 0;                                                                                                  \
   }
 #define MORI_SHMEMI_TEAM_UNTYPED_SCOPE(SC, S) MORI_SHMEMI_TEAM_ARGS(MORI_SHMEMI_TEAM_UNTYPED, SC, S)
 MORI_SHMEMI_TEAM_SCOPES(MORI_SHMEMI_TEAM_UNTYPED_SCOPE)

@@ -28,6 +28,15 @@ namespace mori::shmem::team {
   gpu::trap();
 }
 
+// A broadcast's root that is no member index of the team (`size` members). Stops the kernel naming
+// it: a member that waited for that root's data would wait forever, one that read it would read
+// another PE's memory.
+[[noreturn]] inline MORI_DEVICE_NOINLINE void failRoot(int handle, int root, int size) {
+  printf("mori-shmem: team handle %d: broadcast root %d is not a member index (team of %d) [block %d thread %d]\n",
+         handle, root, size, static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x));
+  gpu::trap();
+}
+
 // The live team `handle` of this PE: two constant-memory loads (the state's magic, checked as
 // every device call does, and the table's address) and a load of the entry's fields used.
 // Traps naming the handle when it is no live team of this PE; an unbound module traps as every

@@ -1,0 +1,85 @@
+#!/bin/bash
+# Device runs of the eleventh session (2026-12-02), on nvidia-h200 (ONE H200: the PEs share the
+# GPU under CUDA MPS; no figure here is an interconnect figure). The tree under test is unpacked
+# at .snap (this script's tree), the commit it is compared with at ../.snap2; $OUT comes back.
+# MORI_COMMIT names the tree in the records, MORI_BASE the commit at .snap2.
+#   A: the device library's collectives as one function per collective and scope (broadcast,
+#      fcollect, collect, alltoall; before: one per scope holding all four, dispatched by kind),
+#      and a broadcast's root checked against the team. The team suites (phase S of the s9 script)
+#      for .snap, then the collectives' whole list (s8 M) at 2 PEs for .snap with NVSHMEM beside
+#      and for the base (7551d58) alone, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 per PE.
+#      Prediction: the functions' stack frames shrink (NVIDIA, the perf tool's link: 264-352 B ->
+#      176-280 B); every row within noise of base or faster by up to 0.1-0.2 us (less spilling in
+#      the LL paths), none slower by more than noise (~0.1 us).
+#   B: the collectives at 4 PEs (the perf tool now runs collective tests on any PE count from 2),
+#      mori-shmem and NVSHMEM side by side, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 per PE: the first
+#      figures with more than 2 PEs beside NVSHMEM (before, only the suites ran at 3 and 4 PEs).
+#      Uses ../build-s from A when the machine is still warm, else builds the perf tools.
+set -uo pipefail
+phase=$1
+cd "$(dirname "$0")/../.."
+export PATH=/usr/local/cuda/bin:$PATH OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+perf="mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem"
+side_by_side() {  # side_by_side <list> <job dir> <build> <commit> <np>: mori-shmem (and NVSHMEM when built)
+  MORI_PERF_LIST=$1 MORI_PERF_NP=$5 MORI_COMMIT=$4 timeout "${JOB_TIMEOUT:-300}" \
+    tools/perf/run_benchmarks.sh "$3" "$2" > "$2.log" 2>&1
+  echo "$(basename "$2"): run_benchmarks exit $? ($((SECONDS - start)) s)"
+  grep -E "rows below|runs:" "$2/bench_summary.txt" 2>/dev/null
+  (cd "$(dirname "$2")" && tar -czf "$(basename "$2").tgz" "$(basename "$2")" "$(basename "$2").log" &&
+    rm -rf "$(basename "$2")" "$(basename "$2").log")
+}
+case "$phase" in
+A)
+  start=$SECONDS
+  { cmake -S ../.snap2 -B ../build-base -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release \
+      > /tmp/base_configure.log 2>&1 && ninja -C ../build-base mori_shmem_bootstrap_mpi mori_shmem_perf \
+      > /tmp/base_build.log 2>&1
+    echo "base build exit $? ($((SECONDS - start)) s)"; } &
+  S_TARGETS="test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline mori_nic_model $perf" \
+    bash bench/results/2026-12-02_device_runs_s9.sh S
+  wait
+  (cd "$OUT" && tar -czf suite_logs.tgz s_configure.log s_build.log suite.log suite && rm -rf s_*.log suite.log suite)
+  . tools/mps.sh
+  mps_start
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
+  { grep -E '^#' tools/perf/standard.list
+    sed -n '/^cd_alltoall      alltoall_latency -s all/,/^cs_sync /p' bench/results/2026-12-02_device_runs_s8.sh
+  } > /tmp/s11A.list
+  [ "$(grep -c . /tmp/s11A.list)" -gt 19 ] || { echo "whole list: not found"; exit 2; }
+  JOB_TIMEOUT=200 side_by_side /tmp/s11A.list "$OUT/jobA_new" "$PWD/../build-s" "${MORI_COMMIT:-unknown}" 2
+  JOB_TIMEOUT=110 side_by_side /tmp/s11A.list "$OUT/jobA_base" "$PWD/../build-base" "${MORI_BASE:-unknown}" 2
+  mps_stop
+  echo "total $((SECONDS - start)) s"
+  ;;
+B)
+  start=$SECONDS
+  [ -x ../build-s/tools/perf/mori-shmem-perf-nvshmem ] || {
+    cmake -S . -B ../build-s -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release > /tmp/s_configure.log 2>&1 &&
+      ninja -C ../build-s $perf > /tmp/s_build.log 2>&1
+    echo "build exit $? ($((SECONDS - start)) s)"; }
+  . tools/mps.sh
+  mps_start
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25
+  { grep -E '^#' tools/perf/standard.list
+    cat <<'LIST'
+cd_alltoall4     alltoall_latency -s all -b 128 -e 64K -f 8 -n 100 -w 10
+cd_bcast4        bcast_latency -s all -b 8 -e 64K -f 8 -n 100 -w 10
+cd_fcollect4     fcollect_latency -s all -b 128 -e 64K -f 8 -n 100 -w 10
+cd_reduce4       reduction_latency -d float -s all -b 4 -e 64K -f 16 -n 100 -w 10
+cd_barrier4      barrier_latency -s all -n 1000 -w 100
+cd_sync4         sync_latency -s all -n 1000 -w 100
+cs_alltoall4     alltoall_on_stream -b 128 -e 1M -f 16 -n 100 -w 10
+cs_bcast4        broadcast_on_stream -b 8 -e 1M -f 16 -n 100 -w 10
+cs_fcollect4     fcollect_on_stream -b 128 -e 1M -f 16 -n 100 -w 10
+cs_reduce4       reduction_on_stream -d bfloat16 -b 4 -e 1M -f 16 -n 100 -w 10
+cs_barrier4      barrier_on_stream -n 300 -w 30
+cs_sync4         sync_on_stream -n 300 -w 30
+LIST
+  } > /tmp/s11B.list
+  JOB_TIMEOUT=400 side_by_side /tmp/s11B.list "$OUT/jobB_np4" "$PWD/../build-s" "${MORI_COMMIT:-unknown}" 4
+  mps_stop
+  echo "total $((SECONDS - start)) s"
+  ;;
+*) echo "unknown phase $phase"; exit 2 ;;
+esac
