@@ -15,6 +15,12 @@
 #      mori-shmem and NVSHMEM side by side, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 per PE: the first
 #      figures with more than 2 PEs beside NVSHMEM (before, only the suites ran at 3 and 4 PEs).
 #      Uses ../build-s from A when the machine is still warm, else builds the perf tools.
+#   C: "quick" (../.snap3: this tree with llReceive loading a pass's missing pairs again inline, up
+#      to 8 times, before its out-of-line waits; before, a miss went straight to one out-of-line
+#      wait per word of the pair, then every pair of the pass was loaded again) against this tree,
+#      mori-shmem only, the LL rows of every scope, the two builds interleaved, 3 rounds.
+#      Prediction: each LL row whose first poll misses (most: the peer is still storing) saves one
+#      or two load round trips, 0.2-0.5 us of the 2-4 us rows; the pull-form rows unchanged.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -79,6 +85,42 @@ LIST
   } > /tmp/s11B.list
   JOB_TIMEOUT=400 side_by_side /tmp/s11B.list "$OUT/jobB_np4" "$PWD/../build-s" "${MORI_COMMIT:-unknown}" 4
   mps_stop
+  echo "total $((SECONDS - start)) s"
+  ;;
+C)
+  start=$SECONDS
+  for v in s:. quick:../.snap3; do
+    [ -x "../build-${v%%:*}/tools/perf/mori-shmem-perf" ] && continue
+    { cmake -S "${v#*:}" -B "../build-${v%%:*}" -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release \
+        > "/tmp/${v%%:*}_configure.log" 2>&1 &&
+        ninja -C "../build-${v%%:*}" mori_shmem_bootstrap_mpi mori_shmem_perf > "/tmp/${v%%:*}_build.log" 2>&1
+      echo "${v%%:*} build exit $? ($((SECONDS - start)) s)"; } &
+  done
+  wait
+  . tools/mps.sh
+  mps_start
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
+  { grep -E '^#' tools/perf/standard.list
+    cat <<'LIST'
+cd_alltoall_t    alltoall_latency -s thread -b 16 -e 256 -f 2 -n 200 -w 20
+cd_fcollect_t    fcollect_latency -s thread -b 16 -e 256 -f 2 -n 200 -w 20
+cd_bcast_t       bcast_latency -s thread -b 8 -e 128 -f 2 -n 200 -w 20
+cd_bcast_ll      bcast_latency -s all -b 256 -e 16K -f 4 -n 200 -w 20
+cd_fcollect_ll   fcollect_latency -s all -b 256 -e 16K -f 4 -n 200 -w 20
+cd_alltoall_ll   alltoall_latency -s all -b 256 -e 16K -f 4 -n 200 -w 20
+cs_bcast         broadcast_on_stream -b 8 -e 8K -f 32 -n 300 -w 30
+LIST
+  } > /tmp/s11C.list
+  mkdir -p /tmp/jobC
+  for round in 1 2 3; do
+    for v in s quick; do
+      MORI_PERF_LIST=/tmp/s11C.list MORI_COMMIT=$v timeout 80 tools/perf/run_benchmarks.sh "$PWD/../build-$v" \
+        /tmp/jobC/${v}_r$round > /tmp/jobC/${v}_r$round.log 2>&1
+      echo "$v round $round: exit $? ($((SECONDS - start)) s)"
+    done
+  done
+  mps_stop
+  (cd /tmp && tar -czf "$OUT/jobC.tgz" jobC)
   echo "total $((SECONDS - start)) s"
   ;;
 *) echo "unknown phase $phase"; exit 2 ;;
