@@ -21,6 +21,13 @@
 #      mori-shmem only, the LL rows of every scope, the two builds interleaved, 3 rounds.
 #      Prediction: each LL row whose first poll misses (most: the peer is still storing) saves one
 #      or two load round trips, 0.2-0.5 us of the 2-4 us rows; the pull-form rows unchanged.
+#   D: this tree (C's re-polls kept, and the same in llCombine, the one-step reductions' receive)
+#      against 7551d58 ("base", ../.snap2): the team suites; then the stream rows (A measured every
+#      stream row of the new tree 1-3 us slower than base's, in one run each: noise of the host's
+#      launches, or the kernels per kind?) and the small reductions, the two builds interleaved,
+#      3 rounds; then the whole list (A's) and B's 4-PE list once each, NVSHMEM beside.
+#      Prediction: stream rows equal within their noise (+-0.5 us); one thread's reduction of 64 B
+#      4.3 -> ~3 us, the small reductions of a wave and block 0.1-0.4 us faster.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -35,9 +42,28 @@ side_by_side() {  # side_by_side <list> <job dir> <build> <commit> <np>: mori-sh
   (cd "$(dirname "$2")" && tar -czf "$(basename "$2").tgz" "$(basename "$2")" "$(basename "$2").log" &&
     rm -rf "$(basename "$2")" "$(basename "$2").log")
 }
-case "$phase" in
-A)
-  start=$SECONDS
+whole_list() {  # the collectives' whole list (s8 M)
+  grep -E '^#' tools/perf/standard.list
+  sed -n '/^cd_alltoall      alltoall_latency -s all/,/^cs_sync /p' bench/results/2026-12-02_device_runs_s8.sh
+}
+np4_list() {
+  grep -E '^#' tools/perf/standard.list
+  cat <<'LIST'
+cd_alltoall4     alltoall_latency -s all -b 128 -e 64K -f 8 -n 100 -w 10
+cd_bcast4        bcast_latency -s all -b 8 -e 64K -f 8 -n 100 -w 10
+cd_fcollect4     fcollect_latency -s all -b 128 -e 64K -f 8 -n 100 -w 10
+cd_reduce4       reduction_latency -d float -s all -b 4 -e 64K -f 16 -n 100 -w 10
+cd_barrier4      barrier_latency -s all -n 1000 -w 100
+cd_sync4         sync_latency -s all -n 1000 -w 100
+cs_alltoall4     alltoall_on_stream -b 128 -e 1M -f 16 -n 100 -w 10
+cs_bcast4        broadcast_on_stream -b 8 -e 1M -f 16 -n 100 -w 10
+cs_fcollect4     fcollect_on_stream -b 128 -e 1M -f 16 -n 100 -w 10
+cs_reduce4       reduction_on_stream -d bfloat16 -b 4 -e 1M -f 16 -n 100 -w 10
+cs_barrier4      barrier_on_stream -n 300 -w 30
+cs_sync4         sync_on_stream -n 300 -w 30
+LIST
+}
+suites_beside_base() {  # .snap's suites (s9 S) and ../.snap2's perf tool, then MPS at 50% per PE
   { cmake -S ../.snap2 -B ../build-base -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release \
       > /tmp/base_configure.log 2>&1 && ninja -C ../build-base mori_shmem_bootstrap_mpi mori_shmem_perf \
       > /tmp/base_build.log 2>&1
@@ -49,10 +75,13 @@ A)
   . tools/mps.sh
   mps_start
   export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
-  { grep -E '^#' tools/perf/standard.list
-    sed -n '/^cd_alltoall      alltoall_latency -s all/,/^cs_sync /p' bench/results/2026-12-02_device_runs_s8.sh
-  } > /tmp/s11A.list
+  whole_list > /tmp/s11A.list
   [ "$(grep -c . /tmp/s11A.list)" -gt 19 ] || { echo "whole list: not found"; exit 2; }
+}
+case "$phase" in
+A)
+  start=$SECONDS
+  suites_beside_base
   JOB_TIMEOUT=200 side_by_side /tmp/s11A.list "$OUT/jobA_new" "$PWD/../build-s" "${MORI_COMMIT:-unknown}" 2
   JOB_TIMEOUT=110 side_by_side /tmp/s11A.list "$OUT/jobA_base" "$PWD/../build-base" "${MORI_BASE:-unknown}" 2
   mps_stop
@@ -67,22 +96,7 @@ B)
   . tools/mps.sh
   mps_start
   export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25
-  { grep -E '^#' tools/perf/standard.list
-    cat <<'LIST'
-cd_alltoall4     alltoall_latency -s all -b 128 -e 64K -f 8 -n 100 -w 10
-cd_bcast4        bcast_latency -s all -b 8 -e 64K -f 8 -n 100 -w 10
-cd_fcollect4     fcollect_latency -s all -b 128 -e 64K -f 8 -n 100 -w 10
-cd_reduce4       reduction_latency -d float -s all -b 4 -e 64K -f 16 -n 100 -w 10
-cd_barrier4      barrier_latency -s all -n 1000 -w 100
-cd_sync4         sync_latency -s all -n 1000 -w 100
-cs_alltoall4     alltoall_on_stream -b 128 -e 1M -f 16 -n 100 -w 10
-cs_bcast4        broadcast_on_stream -b 8 -e 1M -f 16 -n 100 -w 10
-cs_fcollect4     fcollect_on_stream -b 128 -e 1M -f 16 -n 100 -w 10
-cs_reduce4       reduction_on_stream -d bfloat16 -b 4 -e 1M -f 16 -n 100 -w 10
-cs_barrier4      barrier_on_stream -n 300 -w 30
-cs_sync4         sync_on_stream -n 300 -w 30
-LIST
-  } > /tmp/s11B.list
+  np4_list > /tmp/s11B.list
   JOB_TIMEOUT=400 side_by_side /tmp/s11B.list "$OUT/jobB_np4" "$PWD/../build-s" "${MORI_COMMIT:-unknown}" 4
   mps_stop
   echo "total $((SECONDS - start)) s"
@@ -121,6 +135,31 @@ LIST
   done
   mps_stop
   (cd /tmp && tar -czf "$OUT/jobC.tgz" jobC)
+  echo "total $((SECONDS - start)) s"
+  ;;
+D)
+  start=$SECONDS
+  suites_beside_base
+  { grep -E '^#' tools/perf/standard.list
+    grep -E '^cs_(alltoall|bcast|fcollect|reduce|barrier|sync) ' /tmp/s11A.list
+    cat <<'LIST'
+cd_reduce_s      reduction_latency -d float -s all -b 4 -e 1K -f 4 -n 200 -w 20
+LIST
+  } > /tmp/s11D.list
+  mkdir -p /tmp/jobD
+  for round in 1 2 3; do
+    for v in s base; do
+      MORI_PERF_LIST=/tmp/s11D.list MORI_COMMIT=$v timeout 80 tools/perf/run_benchmarks.sh "$PWD/../build-$v" \
+        /tmp/jobD/${v}_r$round > /tmp/jobD/${v}_r$round.log 2>&1
+      echo "$v round $round: exit $? ($((SECONDS - start)) s)"
+    done
+  done
+  (cd /tmp && tar -czf "$OUT/jobD.tgz" jobD)
+  JOB_TIMEOUT=120 side_by_side /tmp/s11A.list "$OUT/jobD_whole" "$PWD/../build-s" "${MORI_COMMIT:-unknown}" 2
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25
+  np4_list > /tmp/s11B.list
+  JOB_TIMEOUT=100 side_by_side /tmp/s11B.list "$OUT/jobD_np4" "$PWD/../build-s" "${MORI_COMMIT:-unknown}" 4
+  mps_stop
   echo "total $((SECONDS - start)) s"
   ;;
 *) echo "unknown phase $phase"; exit 2 ;;
