@@ -211,11 +211,12 @@ inline MORI_DEVICE_NOINLINE void llWaitMissing(const uint64_t* region, uint32_t 
   }
 }
 
-// Loads of a pass's missing words made inline before llReceive or llCombine waits out of line
-// (llWaitMissing, then every word of the pass loaded again): one thread's alltoall of 32 B per
-// member took 3.33 us going straight to the wait, 1.98 with these loads, a wave's fcollect of
-// 2 KiB per member 3.95 -> 2.60 (one H200, 2 PEs, medians of 3 runs;
-// bench/results/2026-12-02T2215Z_h200x1_mps_pct50_collectives_split_and_quick_polls.json).
+// Loads of a pass's missing words made inline before llReceive waits out of line (llWaitMissing,
+// then every word of the pass loaded again): one thread's alltoall of 32 B per member took 3.33 us
+// going straight to the wait, 1.98 with these loads, a wave's fcollect of 2 KiB per member 3.95 ->
+// 2.60 (one H200, 2 PEs, medians of 3 runs). The same loads in llCombine (the one-step
+// reductions) gained nothing: one thread's reduction of 64 B 4.25 -> 4.39 us
+// (bench/results/2026-12-02T2215Z_h200x1_mps_pct50_collectives_split_and_quick_polls.json).
 constexpr int kLlQuickPolls = 8;
 
 // Word w of an LL region once it carries `tag`.
@@ -451,24 +452,14 @@ MORI_DEVICE_INLINE void llCombine(const TeamDevice& t, const LlCall& c, T* dest,
         for (uint32_t h = 0; h < kW; ++h)
           if (u0 + k * step < units) raw[k][h] = llLoad(region + (u0 + k * step) * kW + h);
       }
-      // Word h of unit u0 + k * step is word u0 * kW + h + k * (kW * step): per h, the words of the
-      // pass that did not carry this call's tag yet are loaded again, then waited for.
+      // Word h of unit u0 + k * step is word u0 * kW + h + k * (kW * step): one wait per h for the
+      // words of the pass that did not carry this call's tag yet, then those are loaded again.
 #pragma unroll
       for (uint32_t h = 0; h < kW; ++h) {
         uint32_t missing = 0;
 #pragma unroll
         for (int k = 0; k < kIf; ++k)
           if (u0 + k * step < units && static_cast<uint32_t>(raw[k][h] >> 32) != c.tag) missing |= 1u << k;
-#pragma unroll 1
-        // As in llReceive: the missing words loaded again inline first.
-        for (int poll = 0; missing && poll < kLlQuickPolls; ++poll) {
-#pragma unroll
-          for (int k = 0; k < kIf; ++k)
-            if (missing & (1u << k)) {
-              raw[k][h] = llLoad(region + (u0 + k * step) * kW + h);
-              if (static_cast<uint32_t>(raw[k][h] >> 32) == c.tag) missing &= ~(1u << k);
-            }
-        }
         if (MORI_UNLIKELY(missing != 0)) {
           llWaitMissing(region, u0 * kW + h, kW * step, missing, c.tag);
 #pragma unroll
