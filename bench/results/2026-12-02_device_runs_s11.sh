@@ -28,6 +28,17 @@
 #      3 rounds; then the whole list (A's) and B's 4-PE list once each, NVSHMEM beside.
 #      Prediction: stream rows equal within their noise (+-0.5 us); one thread's reduction of 64 B
 #      4.3 -> ~3 us, the small reductions of a wave and block 0.1-0.4 us faster.
+#   E: D's 4-PE rows behind NVSHMEM (barrier 5.6-7.0 us against 4.0; a wave's or block's broadcast
+#      of 64 B-4 KiB 3.8-4.6 against 2.7-3.7; a block's fcollect of 128 B-1 KiB 4.0-4.4 against 2.6)
+#      against this tree: the collectives' release sync direct for teams of up to 32 (one fence,
+#      a signal to and a wait for every other member; before: dissemination with a fence per
+#      round), and the one-step receive's regions in flight together (a wave's or block's threads
+#      split over the other members; before: one member's region after another). The suites,
+#      then the 4-PE list twice for this tree (NVSHMEM beside once) and for 844d1bd ("base",
+#      ../.snap2), and the one-step and sync rows at 2 PEs once each.
+#      Prediction (4 PEs): barrier 5.6-7.0 -> 3.5-4.5 us (stream 12.0 -> ~9); a wave's or block's
+#      small broadcast 4.4 -> ~3.2, a block's small fcollect 4.0-4.4 -> ~3.0, small alltoalls
+#      4.1-5.0 -> ~3.2; 2 PEs: every row as base within 0.1 us (one other member: one group).
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -160,6 +171,31 @@ LIST
   np4_list > /tmp/s11B.list
   JOB_TIMEOUT=100 side_by_side /tmp/s11B.list "$OUT/jobD_np4" "$PWD/../build-s" "${MORI_COMMIT:-unknown}" 4
   mps_stop
+  echo "total $((SECONDS - start)) s"
+  ;;
+E)
+  start=$SECONDS
+  suites_beside_base
+  { grep -E '^#' tools/perf/standard.list
+    grep -E '^cd_(bcast|fcollect|alltoall)_ll |^c[ds]_(barrier|sync) ' /tmp/s11A.list
+  } > /tmp/s11E2.list
+  np4_list > /tmp/s11B.list
+  mkdir -p /tmp/jobE
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25
+  JOB_TIMEOUT=100 side_by_side /tmp/s11B.list "$OUT/jobE_np4" "$PWD/../build-s" "${MORI_COMMIT:-unknown}" 4
+  for v in base s base; do
+    MORI_PERF_LIST=/tmp/s11B.list MORI_PERF_NP=4 MORI_COMMIT=$v timeout 60 tools/perf/run_benchmarks.sh \
+      "$PWD/../build-$v" /tmp/jobE/${v}_np4_$SECONDS > /tmp/jobE/${v}_np4_$SECONDS.log 2>&1
+    echo "$v np4: exit $? ($((SECONDS - start)) s)"
+  done
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
+  for v in s base; do
+    MORI_PERF_LIST=/tmp/s11E2.list MORI_COMMIT=$v timeout 60 tools/perf/run_benchmarks.sh "$PWD/../build-$v" \
+      /tmp/jobE/${v}_np2 > /tmp/jobE/${v}_np2.log 2>&1
+    echo "$v np2: exit $? ($((SECONDS - start)) s)"
+  done
+  mps_stop
+  (cd /tmp && tar -czf "$OUT/jobE.tgz" jobE)
   echo "total $((SECONDS - start)) s"
   ;;
 *) echo "unknown phase $phase"; exit 2 ;;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <functional>
+#include <type_traits>
 #include <vector>
 
 #include "tests/gpu/gpu_test_util.hpp"
@@ -689,6 +690,57 @@ void barrierCase() {
     ASSERT_TRUE(allTrue(h == 0));
   }
 }
+
+// Round r: each member writes r into every other member's slots[me], then a barrier; afterwards
+// every other member's round-r write must be visible to it: through the direct release sync
+// (kDirectMax: the default) and through dissemination, whose later rounds carry what the earlier
+// ones learned (kDirectMax 1: every team of 2 or more; the default takes it only past 32 members).
+template <class S, int kDirectMax>
+__global__ void barrierReachesAllKernel(mori_shmem_team_device_t value, int* slots, int rounds, int* bad) {
+  const int me = value.myIndex, n = value.size;
+  for (int r = 1; r <= rounds; ++r) {
+    if (S::rank() == 0)
+      for (int j = 0; j < n; ++j)
+        if (j != me) mori_shmem_int_p(slots + me, r, value.worldPe(j));
+    S::sync();
+    mori::shmem::team::barrier<S, kDirectMax>(value);
+    if (S::rank() == 0)
+      for (int j = 0; j < n; ++j)
+        if (j != me && *reinterpret_cast<volatile int*>(slots + j) != r) atomicAdd(bad, 1);
+    mori::shmem::team::sync<S>(value);
+  }
+}
+
+template <class S, int kDirectMax>
+void barrierReachesAll() {
+  Teams teams;
+  for (mori_shmem_team_t t : teams.all) {
+    int* slots = static_cast<int*>(mori_shmem_calloc(64, sizeof(int)));
+    ASSERT_NE(slots, nullptr);
+    int* bad = nullptr;
+    ASSERT_EQ(hipMalloc(&bad, sizeof(int)), hipSuccess);
+    ASSERT_EQ(hipMemset(bad, 0, sizeof(int)), hipSuccess);
+    int h = 0;
+    if (mori_shmem_team_my_pe(t) >= 0) {
+      const int threads = std::is_same_v<S, mori::shmem::team::Thread> ? 1 : kThreads;
+      barrierReachesAllKernel<S, kDirectMax><<<1, threads>>>(mori_shmem_team_get_device(t), slots, 100, bad);
+      HIP_OK(hipGetLastError());
+      ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+      ASSERT_EQ(hipMemcpy(&h, bad, sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+      EXPECT_EQ(h, 0) << "team " << t << ": " << h << " stale writes after a barrier (direct limit " << kDirectMax
+                      << ")";
+    }
+    ASSERT_EQ(hipFree(bad), hipSuccess);
+    mori_shmem_free(slots);
+    ASSERT_TRUE(allTrue(h == 0));
+  }
+}
+
+TEST(Barrier, ReachesEveryMemberDirect) {
+  barrierReachesAll<mori::shmem::team::Block, mori::shmem::team::kDirectSyncMembers>();
+}
+TEST(Barrier, ReachesEveryMemberByDissemination) { barrierReachesAll<mori::shmem::team::Block, 1>(); }
+TEST(Barrier, ReachesEveryMemberOneThreadByDissemination) { barrierReachesAll<mori::shmem::team::Thread, 1>(); }
 
 TEST(Barrier, BlockScope) { barrierCase<2, false>(); }
 TEST(Barrier, WarpScopeByValue) { barrierCase<1, true>(); }

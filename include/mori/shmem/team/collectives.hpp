@@ -24,37 +24,53 @@ namespace mori::shmem::team {
 // Dissemination barrier over the team's members: ceil(log2 n) rounds; in round k member i signals
 // member (i + 2^k) mod n and waits for member (i - 2^k) mod n. Flags hold the sync's epoch (one
 // writer per flag and epoch), so they are never reset.
-// kRelease: a system release before each signal publishes what this PE wrote (and learned)
-// before, for the collectives' entry and exit syncs and the barrier. The team sync is arrival
-// only (mori/shmem_team.h), as NVSHMEM's is: a round is one signal and one wait (with the release
-// the thread-scope team sync took 1.69 us against NVSHMEM's 1.37, one shared H200, a78d80b).
-template <class S, bool kRelease = false>
+// kRelease: what this PE wrote (and learned) before is visible to every member after it, for the
+// collectives' entry and exit syncs and the barrier. Teams of up to kDirectSyncMembers: one system
+// release, then a signal to every other member and a wait for every other member's (each member
+// synchronises with each directly); larger teams: dissemination with a release before each round's
+// signal, which carries what the rounds before learned (4 PEs on one H200: the barrier took
+// 5.6-7.0 us that way, NVSHMEM 4.0;
+// bench/results/2026-12-02T2215Z_h200x1_mps_pct50_collectives_split_and_quick_polls.json). The
+// team sync is arrival only (mori/shmem_team.h), as NVSHMEM's is: a round is one signal and one
+// wait (with the release the thread-scope team sync took 1.69 us against NVSHMEM's 1.37, one
+// shared H200, a78d80b).
+// kDirectMax is the largest team synchronised directly (a test forces dissemination with 1).
+template <class S, bool kRelease = false, int kDirectMax = kDirectSyncMembers>
 MORI_DEVICE_INLINE void sync(const TeamDevice& t) {
   S::sync();
   if (S::rank() == 0 && t.size > 1) {
     uint64_t* epochWord = reinterpret_cast<uint64_t*>(t.slot + kEpochOffset);
     const uint64_t epoch = *epochWord + 1;
     *epochWord = epoch;
-    uint64_t* flags = reinterpret_cast<uint64_t*>(t.slot + kFlagsOffset);
-    int round = 0;
-    for (int dist = 1; dist < t.size; dist <<= 1, ++round) {
-      if constexpr (kRelease) mori_shmem_fence();
-      mori_shmem_signal_op(flags + round, epoch, MORI_SHMEM_SIGNAL_SET, t.worldPe((t.myIndex + dist) % t.size));
-      mori_shmem_signal_wait_until(flags + round, MORI_SHMEM_CMP_GE, epoch);
+    if (kRelease && t.size <= kDirectMax) {
+      uint64_t* arrived = reinterpret_cast<uint64_t*>(t.slot + kArrivalOffset);
+      mori_shmem_fence();
+      for (int k = 1; k < t.size; ++k)
+        mori_shmem_signal_op(arrived + t.myIndex, epoch, MORI_SHMEM_SIGNAL_SET, t.worldPe((t.myIndex + k) % t.size));
+      for (int k = 1; k < t.size; ++k)
+        mori_shmem_signal_wait_until(arrived + (t.myIndex + t.size - k) % t.size, MORI_SHMEM_CMP_GE, epoch);
+    } else {
+      uint64_t* flags = reinterpret_cast<uint64_t*>(t.slot + kFlagsOffset);
+      int round = 0;
+      for (int dist = 1; dist < t.size; dist <<= 1, ++round) {
+        if constexpr (kRelease) mori_shmem_fence();
+        mori_shmem_signal_op(flags + round, epoch, MORI_SHMEM_SIGNAL_SET, t.worldPe((t.myIndex + dist) % t.size));
+        mori_shmem_signal_wait_until(flags + round, MORI_SHMEM_CMP_GE, epoch);
+      }
     }
   }
   S::sync();
 }
 // The collectives' syncs: every member's earlier writes are visible to the others afterwards.
-template <class S>
+template <class S, int kDirectMax = kDirectSyncMembers>
 MORI_DEVICE_INLINE void syncRelease(const TeamDevice& t) {
-  sync<S, true>(t);
+  sync<S, true, kDirectMax>(t);
 }
 
-template <class S>
+template <class S, int kDirectMax = kDirectSyncMembers>
 MORI_DEVICE_INLINE void barrier(const TeamDevice& t) {
   S::quiet();
-  syncRelease<S>(t);
+  syncRelease<S, kDirectMax>(t);
 }
 
 // ---- data movement without the syncs --------------------------------------------------------

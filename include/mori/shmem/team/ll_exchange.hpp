@@ -296,6 +296,15 @@ MORI_DEVICE_INLINE void llReceive(const uint64_t* region, uint32_t words, uint32
 
 enum class LlOp { Broadcast, Fcollect, Alltoall };
 
+// The member index of the i-th member (in team order) other than members a and b (a may equal b).
+MORI_DEVICE_INLINE int llNthOther(uint32_t i, int a, int b) {
+  const int lo = a < b ? a : b, hi = a < b ? b : a;
+  int j = static_cast<int>(i);
+  if (j >= lo) ++j;
+  if (hi != lo && j >= hi) ++j;
+  return j;
+}
+
 // One LL call's places: its count (tag = the low 32 bits), the half it uses and each member's
 // region in that half, `stride` bytes apart.
 struct LlCall {
@@ -383,15 +392,35 @@ MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, con
   if (op != LlOp::Broadcast || root == t.myIndex)
     llCopy<kLlInFlight<S>>(op == LlOp::Broadcast ? out : out + myBlock, op == LlOp::Alltoall ? src + myBlock : src,
                            bytes, rank, step);
+  // The others' regions, every region's first loads in flight together where the scope has the
+  // threads (one region at a time, each region's first poll was one more load's wait per member):
+  // a broadcast's arrival words one thread each, the root's words the other threads; an
+  // fcollect's or alltoall's regions groups of `lanes` threads, one region per group at a time.
   const uint32_t words = static_cast<uint32_t>(llWords(bytes));
-  for (int k = 1; k < t.size; ++k) {
-    const int j = (t.myIndex + t.size - k) % t.size;
-    if (op != LlOp::Broadcast)
-      llReceive<kLlInFlight<S>>(c.region(j), words, c.tag, out + static_cast<uint32_t>(j) * bytes, bytes, rank, step);
-    else if (j == root)
-      llReceive<kLlInFlight<S>>(c.region(j), words, c.tag, out, bytes, rank, step);
-    else
-      llReceive<kLlInFlight<S>>(c.region(j), 1, c.tag, nullptr, 0, rank, step);  // arrival only
+  const uint32_t others = static_cast<uint32_t>(t.size - 1);
+  if (op == LlOp::Broadcast) {
+    const bool fromRoot = root != t.myIndex;
+    const uint32_t arrivals = others - (fromRoot ? 1u : 0u);
+    if (step > arrivals) {
+      const uint32_t dataLanes = step - arrivals;
+      if (rank < dataLanes) {
+        if (fromRoot) llReceive<kLlInFlight<S>>(c.region(root), words, c.tag, out, bytes, rank, dataLanes);
+      } else {
+        llReceive<kLlInFlight<S>>(c.region(llNthOther(rank - dataLanes, t.myIndex, root)), 1, c.tag, nullptr, 0, 0, 1);
+      }
+    } else {
+      for (int j = 0; j < t.size; ++j)
+        if (j != t.myIndex)
+          llReceive<kLlInFlight<S>>(c.region(j), j == root ? words : 1u, c.tag, j == root ? out : nullptr,
+                                    j == root ? bytes : 0u, rank, step);
+    }
+  } else {
+    const uint32_t groups = others < step ? others : step, lanes = step / (groups ? groups : 1u);
+    for (uint32_t k = rank / lanes; k < others && rank / lanes < groups; k += groups) {
+      const int j = (t.myIndex + t.size - 1 - static_cast<int>(k)) % t.size;
+      llReceive<kLlInFlight<S>>(c.region(j), words, c.tag, out + static_cast<uint32_t>(j) * bytes, bytes, rank % lanes,
+                                lanes);
+    }
   }
   llEnd<S>(t, c);  // dest is complete
 }
