@@ -39,6 +39,14 @@
 #      Prediction (4 PEs): barrier 5.6-7.0 -> 3.5-4.5 us (stream 12.0 -> ~9); a wave's or block's
 #      small broadcast 4.4 -> ~3.2, a block's small fcollect 4.0-4.4 -> ~3.0, small alltoalls
 #      4.1-5.0 -> ~3.2; 2 PEs: every row as base within 0.1 us (one other member: one group).
+#   F: E found at 4 PEs a wave's fcollect and alltoall of 2 KiB per member 5.77 -> 6.86 us (3 groups
+#      of 10 lanes take more passes than 32 lanes one region after another) and a wave's broadcast
+#      of 4 KiB 5.04 -> 5.36 (the root's words by 29-30 lanes); and one thread's broadcasts of 8-64 B
+#      and its reduction of 4 B 0.45-0.6 us slower (the reduction's one-step code is unchanged).
+#      This tree splits only where that takes fewer passes (broadcast: the arrival words after the
+#      root's otherwise). E's job again against 844d1bd, without the suites' NVSHMEM-free rerun.
+#      Prediction: the wave rows of 2 KiB per member and 4 KiB back at base's; E's gains kept; the
+#      thread rows unexplained, measured again.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -173,7 +181,7 @@ LIST
   mps_stop
   echo "total $((SECONDS - start)) s"
   ;;
-E)
+E | F)
   start=$SECONDS
   suites_beside_base
   { grep -E '^#' tools/perf/standard.list
