@@ -181,7 +181,7 @@ LIST
   mps_stop
   echo "total $((SECONDS - start)) s"
   ;;
-E | F)
+E)
   start=$SECONDS
   suites_beside_base
   { grep -E '^#' tools/perf/standard.list
@@ -204,6 +204,27 @@ E | F)
   done
   mps_stop
   (cd /tmp && tar -czf "$OUT/jobE.tgz" jobE)
+  echo "total $((SECONDS - start)) s"
+  ;;
+F)
+  start=$SECONDS
+  perf="mori_shmem_bootstrap_mpi mori_shmem_perf"
+  suites_beside_base
+  { grep -E '^#' tools/perf/standard.list
+    grep -E '^cd_(bcast|fcollect|alltoall)_ll |^c[ds]_(barrier|sync) ' /tmp/s11A.list
+  } > /tmp/s11E2.list
+  np4_list > /tmp/s11B.list
+  mkdir -p /tmp/jobF
+  for v in s base; do
+    CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 MORI_PERF_LIST=/tmp/s11B.list MORI_PERF_NP=4 MORI_COMMIT=$v timeout 40 \
+      tools/perf/run_benchmarks.sh "$PWD/../build-$v" /tmp/jobF/${v}_np4 > /tmp/jobF/${v}_np4.log 2>&1
+    echo "$v np4: exit $? ($((SECONDS - start)) s)"
+    MORI_PERF_LIST=/tmp/s11E2.list MORI_COMMIT=$v timeout 30 tools/perf/run_benchmarks.sh "$PWD/../build-$v" \
+      /tmp/jobF/${v}_np2 > /tmp/jobF/${v}_np2.log 2>&1
+    echo "$v np2: exit $? ($((SECONDS - start)) s)"
+  done
+  mps_stop
+  (cd /tmp && tar -czf "$OUT/jobF.tgz" jobF)
   echo "total $((SECONDS - start)) s"
   ;;
 *) echo "unknown phase $phase"; exit 2 ;;
