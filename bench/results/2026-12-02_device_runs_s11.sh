@@ -43,8 +43,9 @@
 #      of 10 lanes take more passes than 32 lanes one region after another) and a wave's broadcast
 #      of 4 KiB 5.04 -> 5.36 (the root's words by 29-30 lanes); and one thread's broadcasts of 8-64 B
 #      and its reduction of 4 B 0.45-0.6 us slower (the reduction's one-step code is unchanged).
-#      This tree splits only where that takes fewer passes (broadcast: the arrival words after the
-#      root's otherwise). E's job again against 844d1bd, without the suites' NVSHMEM-free rerun.
+#      At 2 PEs E's tree also lost 0.15-0.3 us on a wave's and block's fcollect and alltoall (one
+#      other member: the new loop's shape alone). This tree splits only where that takes fewer
+#      passes, and otherwise (one thread always) runs the loop of before unchanged. E's job again against 844d1bd, without the suites' NVSHMEM-free rerun.
 #      Prediction: the wave rows of 2 KiB per member and 4 KiB back at base's; E's gains kept; the
 #      thread rows unexplained, measured again.
 set -uo pipefail

@@ -397,9 +397,9 @@ MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, con
   // one H200, a block's fcollect of 32 B per member 4.43 -> 3.41 us, NVSHMEM 2.70; a wave's of
   // 2 KiB per member, 3 groups of 10 lanes, 5.77 -> 6.86, so the split is made only where it takes
   // fewer passes; bench/results/2026-12-02T2215Z_h200x1_mps_pct50_collectives_split_and_quick_polls.json):
-  //  - broadcast: the root's words, then the other members' arrival words one thread each; the two
-  //    at once (the root's words by the threads that take no arrival word) when that is as many
-  //    passes over the root's words;
+  //  - broadcast: the other members' arrival words one thread each, at once with the root's words
+  //    on the remaining threads when that is as many passes over the root's words (else every
+  //    region by every thread, one after another);
   //  - fcollect, alltoall: groups of `lanes` threads, one region per group at a time, when that is
   //    fewer passes than every thread on one region after another.
   const uint32_t words = static_cast<uint32_t>(llWords(bytes));
@@ -411,27 +411,37 @@ MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, con
   if (op == LlOp::Broadcast) {
     const bool fromRoot = root != t.myIndex;
     const uint32_t arrivals = others - (fromRoot ? 1u : 0u);
-    const bool together = step > arrivals && (!fromRoot || passes(words, step - arrivals) == passes(words, step));
-    const uint32_t dataLanes = together ? step - arrivals : step;
-    if (fromRoot && rank < dataLanes)
-      llReceive<kLlInFlight<S>>(c.region(root), words, c.tag, out, bytes, rank, dataLanes);
-    // Arrival word i: thread dataLanes + i (together), else thread i mod step after the root's words.
-    for (uint32_t i = together ? rank - dataLanes : rank; (!together || rank >= dataLanes) && i < arrivals;
-         i += together ? arrivals : step)
-      llReceive<kLlInFlight<S>>(c.region(llNthOther(i, t.myIndex, root)), 1, c.tag, nullptr, 0, 0, 1);
-  } else {
-    uint32_t groups = 1, lanes = step;
-    if (others > 1 && step > 1) {
-      const uint32_t g = others < step ? others : step, l = step / g;
-      if ((others + g - 1) / g * passes(words, l) < others * passes(words, step)) {
-        groups = g;
-        lanes = l;
+    const bool together =
+        !kOneThread<S> && step > arrivals && (!fromRoot || passes(words, step - arrivals) == passes(words, step));
+    if (together) {
+      const uint32_t dataLanes = step - arrivals;  // arrival word i: thread dataLanes + i
+      if (rank < dataLanes) {
+        if (fromRoot) llReceive<kLlInFlight<S>>(c.region(root), words, c.tag, out, bytes, rank, dataLanes);
+      } else {
+        llReceive<kLlInFlight<S>>(c.region(llNthOther(rank - dataLanes, t.myIndex, root)), 1, c.tag, nullptr, 0, 0, 1);
+      }
+    } else {
+      for (int k = 1; k < t.size; ++k) {
+        const int j = (t.myIndex + t.size - k) % t.size;
+        if (j == root)
+          llReceive<kLlInFlight<S>>(c.region(j), words, c.tag, out, bytes, rank, step);
+        else
+          llReceive<kLlInFlight<S>>(c.region(j), 1, c.tag, nullptr, 0, rank, step);  // arrival only
       }
     }
-    for (uint32_t k = rank / lanes; k < others && rank / lanes < groups; k += groups) {
-      const int j = (t.myIndex + t.size - 1 - static_cast<int>(k)) % t.size;
-      llReceive<kLlInFlight<S>>(c.region(j), words, c.tag, out + static_cast<uint32_t>(j) * bytes, bytes, rank % lanes,
-                                lanes);
+  } else {
+    const uint32_t groups = others < step ? others : step, lanes = step / (groups ? groups : 1u);
+    if (groups > 1 && (others + groups - 1) / groups * passes(words, lanes) < others * passes(words, step)) {
+      for (uint32_t k = rank / lanes; k < others && rank / lanes < groups; k += groups) {
+        const int j = (t.myIndex + t.size - 1 - static_cast<int>(k)) % t.size;
+        llReceive<kLlInFlight<S>>(c.region(j), words, c.tag, out + static_cast<uint32_t>(j) * bytes, bytes,
+                                  rank % lanes, lanes);
+      }
+    } else {
+      for (int k = 1; k < t.size; ++k) {
+        const int j = (t.myIndex + t.size - k) % t.size;
+        llReceive<kLlInFlight<S>>(c.region(j), words, c.tag, out + static_cast<uint32_t>(j) * bytes, bytes, rank, step);
+      }
     }
   }
   llEnd<S>(t, c);  // dest is complete
