@@ -45,7 +45,10 @@
 #      and its reduction of 4 B 0.45-0.6 us slower (the reduction's one-step code is unchanged).
 #      At 2 PEs E's tree also lost 0.15-0.3 us on a wave's and block's fcollect and alltoall (one
 #      other member: the new loop's shape alone). This tree splits only where that takes fewer
-#      passes, and otherwise (one thread always) runs the loop of before unchanged. E's job again against 844d1bd, without the suites' NVSHMEM-free rerun.
+#      passes, and otherwise (one thread always) runs the loop of before unchanged. The suites,
+#      then the 4-PE list for this tree and for 844d1bd ("base") and the 2-PE one-step and sync
+#      rows for this tree, once each, mori-shmem only (little device time left; NVSHMEM's figures:
+#      E; base's 2-PE rows: E).
 #      Prediction: the wave rows of 2 KiB per member and 4 KiB back at base's; E's gains kept; the
 #      thread rows unexplained, measured again.
 set -uo pipefail
@@ -220,6 +223,8 @@ F)
     CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 MORI_PERF_LIST=/tmp/s11B.list MORI_PERF_NP=4 MORI_COMMIT=$v timeout 40 \
       tools/perf/run_benchmarks.sh "$PWD/../build-$v" /tmp/jobF/${v}_np4 > /tmp/jobF/${v}_np4.log 2>&1
     echo "$v np4: exit $? ($((SECONDS - start)) s)"
+    (cd /tmp && tar -czf "$OUT/jobF.tgz" jobF)  # what ran so far comes back if the call's time runs out
+    [ $v = base ] && break
     MORI_PERF_LIST=/tmp/s11E2.list MORI_COMMIT=$v timeout 30 tools/perf/run_benchmarks.sh "$PWD/../build-$v" \
       /tmp/jobF/${v}_np2 > /tmp/jobF/${v}_np2.log 2>&1
     echo "$v np2: exit $? ($((SECONDS - start)) s)"
