@@ -38,10 +38,11 @@ struct TeamDevice {
 static_assert(sizeof(TeamDevice) == 40, "TeamDevice is a kernel argument and a table entry");
 
 // Sync slot layout (byte offsets). The epochs and the collect count are written by this PE only;
-// flags (dissemination rounds, direct arrivals) are written by peers. Exchange records carry team creation arguments
-// (kExchangeRecord bytes per PE, nPes + 1 records). Scratch stages reductions whose peers are not P2P-reachable and
-// in-place reductions. The LL area, after the scratch, receives the one-step small broadcasts and fcollects
-// (mori/shmem/team/ll_exchange.hpp): two halves, used by alternate calls.
+// flags (dissemination rounds, direct arrivals) are written by peers. Exchange records carry team
+// creation arguments (kExchangeRecord bytes per PE, nPes + 1 records). Scratch stages reductions
+// whose peers are not P2P-reachable and in-place reductions. The LL area, after the scratch,
+// receives the one-step small broadcasts and fcollects (mori/shmem/team/ll_exchange.hpp): two
+// halves, used by alternate calls.
 constexpr size_t kEpochOffset = 0;
 constexpr size_t kLlEpochOffset = 8;  // the LL exchanges' call count
 constexpr size_t kFlagsOffset = 64;   // 64 rounds of dissemination: any team size
