@@ -194,11 +194,15 @@ MORI_DEVICE_INLINE T amo(const GpuStates& s, Amo op, T* dest, T value, T cond, i
 
 // ---- ordering ----------------------------------------------------------------------------------
 
-// Completes every operation this PE issued (scope-cooperative over the RDMA endpoints).
+// Completes every operation this PE issued (scope-cooperative over the RDMA endpoints). A block
+// first syncs, so that every thread's operations are issued before any endpoint is completed and
+// its stores are ordered before rank 0's release, which makes them visible to every observer
+// (fences are cumulative); rank 0 releases alone, as NVSHMEM's block barrier does.
 template <class S>
 MORI_DEVICE_INLINE void quiet(const GpuStates& s) {
   static_assert(S::kSingleThread || !S::kOneWave, "quiet is thread or block scope");
-  gpu::releaseSystem();
+  S::sync();
+  if (S::rank() == 0) gpu::releaseSystem();
   if (s.numQpPerPe != 0 || s.sdmaPeers != nullptr) {
     if constexpr (S::kSingleThread) {
       mori_shmemi_quiet_rdma_thread();

@@ -35,16 +35,20 @@ namespace mori::shmem::team {
 // wait (with the release the thread-scope team sync took 1.69 us against NVSHMEM's 1.37, one
 // shared H200, a78d80b).
 // kDirectMax is the largest team synchronised directly (a test forces dissemination with 1).
-template <class S, bool kRelease = false, int kDirectMax = kDirectSyncMembers>
+// kQuieted: the caller's S::quiet() ran just before (the barrier): the scope is in step and its
+// rank 0 has released, so the first release is not repeated (4 PEs on one H200: a release costs
+// about 1.4 us; bench/results/2026-12-03T0300Z_h200x1_mps_barrier_one_release.json).
+template <class S, bool kRelease = false, int kDirectMax = kDirectSyncMembers, bool kQuieted = false>
 MORI_DEVICE_INLINE void sync(const TeamDevice& t) {
-  S::sync();
+  static_assert(kRelease || !kQuieted, "only a release sync follows a quiet");
+  if constexpr (!kQuieted) S::sync();
   if (S::rank() == 0 && t.size > 1) {
     uint64_t* epochWord = reinterpret_cast<uint64_t*>(t.slot + kEpochOffset);
     const uint64_t epoch = *epochWord + 1;
     *epochWord = epoch;
     if (kRelease && t.size <= kDirectMax) {
       uint64_t* arrived = reinterpret_cast<uint64_t*>(t.slot + kArrivalOffset);
-      mori_shmem_fence();
+      if constexpr (!kQuieted) mori_shmem_fence();
       for (int k = 1; k < t.size; ++k)
         mori_shmem_signal_op(arrived + t.myIndex, epoch, MORI_SHMEM_SIGNAL_SET, t.worldPe((t.myIndex + k) % t.size));
       for (int k = 1; k < t.size; ++k)
@@ -53,7 +57,7 @@ MORI_DEVICE_INLINE void sync(const TeamDevice& t) {
       uint64_t* flags = reinterpret_cast<uint64_t*>(t.slot + kFlagsOffset);
       int round = 0;
       for (int dist = 1; dist < t.size; dist <<= 1, ++round) {
-        if constexpr (kRelease) mori_shmem_fence();
+        if (kRelease && !(kQuieted && round == 0)) mori_shmem_fence();
         mori_shmem_signal_op(flags + round, epoch, MORI_SHMEM_SIGNAL_SET, t.worldPe((t.myIndex + dist) % t.size));
         mori_shmem_signal_wait_until(flags + round, MORI_SHMEM_CMP_GE, epoch);
       }
@@ -70,7 +74,7 @@ MORI_DEVICE_INLINE void syncRelease(const TeamDevice& t) {
 template <class S, int kDirectMax = kDirectSyncMembers>
 MORI_DEVICE_INLINE void barrier(const TeamDevice& t) {
   S::quiet();
-  syncRelease<S, kDirectMax>(t);
+  sync<S, true, kDirectMax, true>(t);
 }
 
 // ---- data movement without the syncs --------------------------------------------------------

@@ -34,7 +34,9 @@ struct Warp {
   MORI_DEVICE_INLINE static void putNbiGeneral(void* d, const void* s, size_t b, int pe) {
     impl::putGeneral<impl::WarpScope>(d, s, b, pe, 0, false);
   }
+  // The lanes' operations are issued (and their stores ordered) before lane 0's quiet.
   MORI_DEVICE_INLINE static void quiet() {
+    sync();
     if (rank() == 0) mori_shmem_quiet();
     sync();
   }
