@@ -13,6 +13,17 @@
 #      sync unchanged. Builds the perf tools of .snap and ../.snap2, then the barrier and sync rows
 #      at 4 PEs (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25) and 2 PEs (50), the two trees interleaved,
 #      3 rounds, NVSHMEM beside in every round of .snap.
+#   B: one thread's pull forms and direct reductions at 4 PEs (1.16-1.24x of NVSHMEM at fc57bc1:
+#      its fcollect of 256 B-16 KiB per member, its float reductions of 1 and 16 KiB). "t8"
+#      (../.snap3: this tree with the collectives' one-thread gets from load/store peers keeping
+#      8 vectors in flight; the public get keeps 4) and "ru2" (../.snap4: one thread's direct
+#      reduction loading 2 units per member before combining instead of 4: fewer registers, fewer
+#      spills under the library's cap of 64) against this tree, one thread's rows at 4 PEs (25%)
+#      in 2 interleaved rounds, NVSHMEM beside this tree's, then at 2 PEs (50) once each.
+#      Prediction: t8 halves the round trips of a thread's copy: fcollect of 2 KiB per member
+#      32.7 -> ~20 us, 16 KiB 208 -> ~115, 256 B 10.4 -> ~8.8 (NVSHMEM 8.5, 27.5, 180); alltoall and
+#      broadcast rows of the pull form alike; reductions unchanged. ru2: unknown (at 2 PEs 4 units
+#      beat 2 by 18%; at 4 PEs the loop spills).
 #   S: the whole GPU suite for .snap (quiet's change reaches every suite that completes a block's
 #      operations): the build of A's tree completed, then ctest -L gpu but the NIC-model rate
 #      benchmarks.
@@ -58,6 +69,35 @@ LIST
       done
     done
     (cd /tmp && tar -czf "$OUT/jobA.tgz" jobA)  # what ran so far comes back if the call's time runs out
+  done
+  mps_stop
+  echo "total $((SECONDS - start)) s"
+  ;;
+B)
+  build s . mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem &
+  build t8 ../.snap3 mori_shmem_bootstrap_mpi mori_shmem_perf &
+  build ru2 ../.snap4 mori_shmem_bootstrap_mpi mori_shmem_perf &
+  wait
+  . tools/mps.sh
+  mps_start
+  { grep -E '^#' tools/perf/standard.list
+    cat <<'LIST'
+cd_fcollect_t    fcollect_latency -s thread -b 128 -e 64K -f 8 -n 100 -w 10
+cd_alltoall_t    alltoall_latency -s thread -b 128 -e 64K -f 8 -n 100 -w 10
+cd_bcast_t       bcast_latency -s thread -b 512 -e 64K -f 8 -n 100 -w 10
+cd_reduce_t      reduction_latency -d float -s thread -b 4 -e 64K -f 16 -n 100 -w 10
+LIST
+  } > /tmp/s12B.list
+  mkdir -p /tmp/jobB
+  for run in np4_r1 np4_r2 np2_r1; do
+    np=${run:2:1}
+    for v in s t8 ru2; do
+      CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / np)) MORI_PERF_LIST=/tmp/s12B.list MORI_PERF_NP=$np \
+        MORI_COMMIT=$v timeout 90 tools/perf/run_benchmarks.sh "$PWD/../build-$v" /tmp/jobB/${v}_$run \
+        > /tmp/jobB/${v}_$run.log 2>&1
+      echo "$v $run: exit $? ($((SECONDS - start)) s)"
+    done
+    (cd /tmp && tar -czf "$OUT/jobB.tgz" jobB)
   done
   mps_stop
   echo "total $((SECONDS - start)) s"
