@@ -17,7 +17,12 @@ struct Thread {
   MORI_DEVICE_INLINE static int rank() { return 0; }
   MORI_DEVICE_INLINE static int size() { return 1; }
   MORI_DEVICE_INLINE static void sync() {}
+  // A load/store peer's data 8 vectors in flight, the rest through the public get (which keeps 4:
+  // its copy is inline in the caller's kernel). 4 PEs on one H200, one thread's fcollect of 2 and
+  // 16 KiB per member: 33.2 -> 20.8 and 210 -> 109 us (NVSHMEM 27.8, 181;
+  // bench/results/2026-12-03T0130Z_h200x1_mps_thread_pull_8_in_flight.json).
   MORI_DEVICE_INLINE static void get(void* d, const void* s, size_t b, int pe) {
+    if (const void* r = impl::heapP2pRange(impl::states(), s, b, pe)) return impl::copyThread<8>(d, r, b);
     mori_shmem_getmem_thread(d, s, b, pe);
   }
   MORI_DEVICE_INLINE static void putNbiGeneral(void* d, const void* s, size_t b, int pe) {
