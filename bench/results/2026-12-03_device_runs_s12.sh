@@ -24,6 +24,15 @@
 #      32.7 -> ~20 us, 16 KiB 208 -> ~115, 256 B 10.4 -> ~8.8 (NVSHMEM 8.5, 27.5, 180); alltoall and
 #      broadcast rows of the pull form alike; reductions unchanged. ru2: unknown (at 2 PEs 4 units
 #      beat 2 by 18%; at 4 PEs the loop spills).
+#   C: B's t8 kept (b7a7448), and one thread's direct reduction in teams of more than 2 loading 2
+#      units of 3 members before combining them (6650d9e; B showed one member's loads waited for
+#      at a time: 4 PEs took 2.6x the 2-PE time). The team suites for this tree, then one thread's
+#      rows at 4 PEs (2 interleaved rounds) and 2 PEs (once) against acc1a2c ("base", ../.snap2),
+#      NVSHMEM beside this tree's.
+#      Prediction (4 PEs): float reduction of 16 KiB 890 -> ~600 us, 1 KiB 65 -> ~45 (NVSHMEM 763,
+#      55.5); t8's rows as in B; 2 PEs: reductions unchanged (same path).
+#   D: the collectives' 4-PE list (s11's) and whole 2-PE list (s8 M) once each for this tree,
+#      NVSHMEM beside: where the rows stand after this session's changes.
 #   S: the whole GPU suite for .snap (quiet's change reaches every suite that completes a block's
 #      operations): the build of A's tree completed, then ctest -L gpu but the NIC-model rate
 #      benchmarks.
@@ -80,24 +89,64 @@ B)
   wait
   . tools/mps.sh
   mps_start
-  { grep -E '^#' tools/perf/standard.list
-    cat <<'LIST'
-cd_fcollect_t    fcollect_latency -s thread -b 128 -e 64K -f 8 -n 100 -w 10
-cd_alltoall_t    alltoall_latency -s thread -b 128 -e 64K -f 8 -n 100 -w 10
-cd_bcast_t       bcast_latency -s thread -b 512 -e 64K -f 8 -n 100 -w 10
-cd_reduce_t      reduction_latency -d float -s thread -b 4 -e 64K -f 16 -n 100 -w 10
-LIST
-  } > /tmp/s12B.list
   mkdir -p /tmp/jobB
   for run in np4_r1 np4_r2 np2_r1; do
     np=${run:2:1}
     for v in s t8 ru2; do
-      CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / np)) MORI_PERF_LIST=/tmp/s12B.list MORI_PERF_NP=$np \
+      CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / np)) MORI_PERF_LIST=bench/results/2026-12-03_s12_thread_rows.list MORI_PERF_NP=$np \
         MORI_COMMIT=$v timeout 90 tools/perf/run_benchmarks.sh "$PWD/../build-$v" /tmp/jobB/${v}_$run \
         > /tmp/jobB/${v}_$run.log 2>&1
       echo "$v $run: exit $? ($((SECONDS - start)) s)"
     done
     (cd /tmp && tar -czf "$OUT/jobB.tgz" jobB)
+  done
+  mps_stop
+  echo "total $((SECONDS - start)) s"
+  ;;
+C)
+  build s . test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline \
+    mori_nic_model mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem &
+  build base ../.snap2 mori_shmem_bootstrap_mpi mori_shmem_perf &
+  wait
+  SUITE_TESTS='team_(np|rdma|device)|collectives|nvshmem_compat_(np|rdma)|example_allreduce|example_team_pipeline' \
+    SUITE_BUILD=0 SUITE_TEST_TIMEOUT=120 SUITE_BENCH=0 MORI_GPU_BUILD=$PWD/../build-s OUT=/tmp/suiteC \
+    tools/gpu_suite.sh > /tmp/suiteC.log 2>&1
+  echo "gpu_suite exit $? ($((SECONDS - start)) s)"
+  grep -E "GPU tests|failed|skip" /tmp/suiteC.log | head -20
+  (cd /tmp && tar -czf "$OUT/suiteC.tgz" suiteC suiteC.log)
+  . tools/mps.sh
+  mps_start
+  mkdir -p /tmp/jobC
+  for run in np4_r1 np4_r2 np2_r1; do
+    np=${run:2:1}
+    for v in s base; do
+      CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / np)) MORI_PERF_LIST=bench/results/2026-12-03_s12_thread_rows.list \
+        MORI_PERF_NP=$np MORI_COMMIT=$v timeout 90 tools/perf/run_benchmarks.sh "$PWD/../build-$v" /tmp/jobC/${v}_$run \
+        > /tmp/jobC/${v}_$run.log 2>&1
+      echo "$v $run: exit $? ($((SECONDS - start)) s)"
+    done
+    (cd /tmp && tar -czf "$OUT/jobC.tgz" jobC)
+  done
+  mps_stop
+  echo "total $((SECONDS - start)) s"
+  ;;
+D)
+  . tools/mps.sh
+  mps_start
+  mkdir -p /tmp/jobD
+  { grep -E '^#' tools/perf/standard.list
+    sed -n '/^cd_alltoall      alltoall_latency -s all/,/^cs_sync /p' bench/results/2026-12-02_device_runs_s8.sh
+  } > /tmp/s12D2.list
+  { grep -E '^#' tools/perf/standard.list
+    sed -n "/^cd_alltoall4 /,/^cs_sync4 /p" bench/results/2026-12-02_device_runs_s11.sh
+  } > /tmp/s12D4.list
+  [ "$(grep -c . /tmp/s12D2.list)" -gt 19 ] && [ "$(grep -c . /tmp/s12D4.list)" -gt 12 ] || { echo "lists: not found"; exit 2; }
+  for np in 4 2; do
+    CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / np)) MORI_PERF_LIST=/tmp/s12D$np.list MORI_PERF_NP=$np \
+      MORI_COMMIT=${MORI_COMMIT:-unknown} timeout 270 tools/perf/run_benchmarks.sh "$PWD/../build-s" /tmp/jobD/np$np \
+      > /tmp/jobD/np$np.log 2>&1
+    echo "np$np: exit $? ($((SECONDS - start)) s)"
+    (cd /tmp && tar -czf "$OUT/jobD.tgz" jobD)
   done
   mps_stop
   echo "total $((SECONDS - start)) s"
