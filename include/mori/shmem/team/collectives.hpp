@@ -272,18 +272,13 @@ struct alignas(sizeof(T) >= 4 ? 16 : 4 * sizeof(T)) Lanes {
 // (bench/results/2026-12-02T0415Z_h200x1_mps_pct50_thread_reductions_commitef13cd5.json).
 constexpr int kReduceUnits = 2;
 constexpr int kReduceUnitsOneThread = 4;
-// kAhead: members whose units are loaded together before they are combined. One member at a time,
-// one thread's loop waits once per member: 4 PEs on one H200 took 2.6x its 2-PE time (float, 16
-// KiB, 890 us, NVSHMEM 763). One thread in teams of more than 2 loads 2 units of 3 members at once.
-constexpr int kReduceAheadOneThread = 3;
-constexpr int kReduceUnitsAhead = 2;
 
 // The direct-load path without the syncs: elements rank, rank + size, ... of [0, n), by direct
 // loads of every member's source (every member P2P-reachable, dest apart from source). The host's
 // multi-block reduction kernel runs it with the grid's thread index and size. Teams of up to
 // kOnePassMembers: one pass, in units of Lanes<T> when dest and every source are aligned to them
 // (kUnits of them per member and thread in flight), the rest element by element.
-template <int kUnits = kReduceUnits, int kAhead = 1, typename T, class F>
+template <int kUnits = kReduceUnits, typename T, class F>
 MORI_DEVICE_INLINE void reduceDirect(const TeamDevice& t, T* dest, const T* source, size_t n, F combineOp, size_t rank,
                                      size_t size) {
   if (t.size <= kOnePassMembers) {
@@ -298,27 +293,21 @@ MORI_DEVICE_INLINE void reduceDirect(const TeamDevice& t, T* dest, const T* sour
     using L = Lanes<T>;
     const size_t units = (align % alignof(L)) == 0 ? n / L::kCount : 0;
     for (size_t u = rank; u < units; u += size * kUnits) {
-      L acc[kUnits], v[kAhead][kUnits];
+      L acc[kUnits], v[kUnits];
 #pragma unroll
       for (int k = 0; k < kUnits; ++k)
         if (u + k * size < units) acc[k] = reinterpret_cast<const L*>(src[0])[u + k * size];
 #pragma unroll
-      for (int j0 = 1; j0 < kOnePassMembers; j0 += kAhead) {
+      for (int j = 1; j < kOnePassMembers; ++j) {
+        if (j < t.size) {
 #pragma unroll
-        for (int a = 0; a < kAhead; ++a)
-          if (j0 + a < kOnePassMembers && j0 + a < t.size) {
+          for (int k = 0; k < kUnits; ++k)
+            if (u + k * size < units) v[k] = reinterpret_cast<const L*>(src[j])[u + k * size];
 #pragma unroll
-            for (int k = 0; k < kUnits; ++k)
-              if (u + k * size < units) v[a][k] = reinterpret_cast<const L*>(src[j0 + a])[u + k * size];
-          }
+          for (int k = 0; k < kUnits; ++k)
 #pragma unroll
-        for (int a = 0; a < kAhead; ++a)
-          if (j0 + a < kOnePassMembers && j0 + a < t.size) {
-#pragma unroll
-            for (int k = 0; k < kUnits; ++k)
-#pragma unroll
-              for (int l = 0; l < L::kCount; ++l) acc[k].v[l] = combineOp(acc[k].v[l], v[a][k].v[l]);
-          }
+            for (int l = 0; l < L::kCount; ++l) acc[k].v[l] = combineOp(acc[k].v[l], v[k].v[l]);
+        }
       }
 #pragma unroll
       for (int k = 0; k < kUnits; ++k)
@@ -371,15 +360,8 @@ MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source
   for (int j = 0; j < t.size && allP2p; ++j) allP2p = mori_shmem_ptr(source, t.worldPe(j)) != nullptr;
 
   if (allP2p && !overlap) {
-    const size_t rank = static_cast<size_t>(S::rank()), size = static_cast<size_t>(S::size());
-    if constexpr (kOneThread<S>) {
-      if (t.size <= 2)
-        reduceDirect<kReduceUnitsOneThread>(t, dest, source, n, combineOp, rank, size);
-      else
-        reduceDirect<kReduceUnitsAhead, kReduceAheadOneThread>(t, dest, source, n, combineOp, rank, size);
-    } else {
-      reduceDirect<kReduceUnits>(t, dest, source, n, combineOp, rank, size);
-    }
+    reduceDirect<kOneThread<S> ? kReduceUnitsOneThread : kReduceUnits>(
+        t, dest, source, n, combineOp, static_cast<size_t>(S::rank()), static_cast<size_t>(S::size()));
     syncRelease<S>(t);
     return;
   }
