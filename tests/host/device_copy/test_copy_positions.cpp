@@ -87,7 +87,6 @@ TEST(CopyPositions, EveryElementExactlyOnceBlockMode) {
   sweep<1, false>(rng);
   sweep<2, false>(rng);
   sweep<4, false>(rng);
-  sweep<8, false>(rng);  // the team collectives' pulls
 }
 
 TEST(CopyPositions, EveryElementExactlyOnceWaveMode) {
@@ -95,7 +94,6 @@ TEST(CopyPositions, EveryElementExactlyOnceWaveMode) {
   sweep<1, true>(rng);
   sweep<2, true>(rng);
   sweep<4, true>(rng);
-  sweep<8, true>(rng);  // the team collectives' pulls
 }
 
 // The skew groups a wave's positions on whole 128-byte lines of the destination: each group of

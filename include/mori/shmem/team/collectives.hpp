@@ -82,70 +82,6 @@ MORI_DEVICE_INLINE void barrier(const TeamDevice& t) {
 // its entry and exit syncs; the host's multi-block kernels (shmem/team_kernels.cpp) give each
 // block a slice of it between a sync kernel before and one after.
 
-// The groups of a pull by `threads` threads from `members` members: one per member, at most one per
-// whole wave, each of whole waves where it has a wave or more (threads left over stay idle).
-struct PullGroups {
-  int groups, threads;  // groups, threads per group
-};
-MORI_HOST_DEVICE_INLINE constexpr PullGroups pullGroups(int members, int threads, int wave) {
-  const int waves = threads / wave > 0 ? threads / wave : 1;
-  const int groups = members < waves ? members : waves;
-  const int per = threads / groups;
-  return {groups, per >= wave ? per - per % wave : per};
-}
-static_assert(pullGroups(4, 256, 32).groups == 4 && pullGroups(4, 256, 32).threads == 64 &&
-                  pullGroups(3, 256, 32).threads == 64 && pullGroups(2, 32, 32).groups == 1 &&
-                  pullGroups(2, 32, 32).threads == 32 && pullGroups(16, 256, 64).groups == 4 &&
-                  pullGroups(1, 1024, 32).threads == 1024 && pullGroups(4, 16, 32).threads == 16 &&
-                  pullGroups(3, 96, 32).threads == 32,
-              "a group per member, at most a wave's worth each, whole waves");
-
-// A wave's or block's pull of one piece of `len` bytes from every member (piece(j, dst, src): the
-// piece of member j, src its symmetric address), when every member is a load/store peer: the
-// threads split into groups of whole waves, one member's piece per group at a time, 8 vectors in
-// flight per thread. One member after another, each thread's share of a 16 KiB piece was a single
-// pass of 4 vectors, one wait per member. Returns false, having moved nothing, when a member is
-// not a load/store peer (the caller then gets piece by piece). No sync: the caller's exit sync
-// (or kernel end) orders the copies.
-template <class S, class Piece>
-MORI_DEVICE_INLINE bool pullFromLoadStorePeers(const TeamDevice& t, size_t len, Piece piece) {
-  if constexpr (kOneThread<S>) {
-    return false;
-  } else {
-    const auto& st = impl::states();
-    char* d;
-    const char* s;
-    for (int j = 0; j < t.size; ++j) {
-      piece(j, d, s);
-      if (!impl::heapP2pRange(st, s, len, t.worldPe(j))) return false;
-    }
-    const PullGroups p = pullGroups(t.size, S::size(), gpu::waveSize());
-    const int g = S::rank() / p.threads;
-    if (g >= p.groups) return true;
-    for (int k = g; k < t.size; k += p.groups) {
-      const int j = (t.myIndex + k) % t.size;
-      piece(j, d, s);
-      impl::copyBytes<std::is_same_v<S, Warp>, 8>(d, impl::heapP2pRange(st, s, len, t.worldPe(j)), len,
-                                                  S::rank() % p.threads, p.threads);
-    }
-    return true;
-  }
-}
-
-// Every member's piece (piece(j, dst, src) as above): grouped from load/store peers, else one get
-// after another, starting with this member's successor.
-template <class S, class Piece>
-MORI_DEVICE_INLINE void pullPieces(const TeamDevice& t, size_t len, Piece piece) {
-  if (pullFromLoadStorePeers<S>(t, len, piece)) return;
-  for (int k = 0; k < t.size; ++k) {
-    const int j = (t.myIndex + k) % t.size;
-    char* d;
-    const char* s;
-    piece(j, d, s);
-    S::get(d, s, len, t.worldPe(j));
-  }
-}
-
 template <class S>
 MORI_DEVICE_INLINE void broadcastMove(const TeamDevice& t, void* dest, const void* source, size_t lo, size_t hi,
                                       int root) {
@@ -156,22 +92,22 @@ template <class S>
 MORI_DEVICE_INLINE void fcollectMove(const TeamDevice& t, void* dest, const void* source, size_t bytes, size_t lo,
                                      size_t hi) {
   if (hi <= lo) return;
-  const auto piece = [&](int j, char*& d, const char*& s) {
-    d = static_cast<char*>(dest) + static_cast<size_t>(j) * bytes + lo;
-    s = static_cast<const char*>(source) + lo;
-  };
-  pullPieces<S>(t, hi - lo, piece);
+  for (int k = 0; k < t.size; ++k) {
+    const int j = (t.myIndex + k) % t.size;
+    S::get(static_cast<char*>(dest) + static_cast<size_t>(j) * bytes + lo, static_cast<const char*>(source) + lo,
+           hi - lo, t.worldPe(j));
+  }
 }
 
 template <class S>
 MORI_DEVICE_INLINE void alltoallMove(const TeamDevice& t, void* dest, const void* source, size_t bytes, size_t lo,
                                      size_t hi) {
   if (hi <= lo) return;
-  const auto piece = [&](int j, char*& d, const char*& s) {
-    d = static_cast<char*>(dest) + static_cast<size_t>(j) * bytes + lo;
-    s = static_cast<const char*>(source) + static_cast<size_t>(t.myIndex) * bytes + lo;
-  };
-  pullPieces<S>(t, hi - lo, piece);
+  for (int k = 0; k < t.size; ++k) {
+    const int j = (t.myIndex + k) % t.size;
+    S::get(static_cast<char*>(dest) + static_cast<size_t>(j) * bytes + lo,
+           static_cast<const char*>(source) + static_cast<size_t>(t.myIndex) * bytes + lo, hi - lo, t.worldPe(j));
+  }
 }
 
 // dest <- root's source (bytes), on every member, root included.
