@@ -33,6 +33,19 @@
 #      55.5); t8's rows as in B; 2 PEs: reductions unchanged (same path).
 #   D: the collectives' 4-PE list (s11's) and whole 2-PE list (s8 M) once each for this tree,
 #      NVSHMEM beside: where the rows stand after this session's changes.
+#   E: a wave's or block's fcollect and alltoall pull (the pull form and the stream form's middle
+#      kernel) from load/store peers in groups of whole waves, one member per group at a time, 8
+#      vectors in flight per thread (before: one member after another through the blocking get,
+#      each thread's share of a 16 KiB piece one pass of 4 vectors, one wait per member). The team
+#      suites, then the 4-PE fcollect and alltoall rows against c67231a ("base", ../.snap2; its
+#      library is b7a7448's) in 2 interleaved rounds, NVSHMEM beside this tree's; then D's two lists
+#      for this tree, NVSHMEM beside (the final figures of the session).
+#      Prediction (4 PEs): a block's fcollect and alltoall of 16 KiB per member 10.5-10.7 -> ~8.5 us
+#      (NVSHMEM 7.6-8.8), a wave's 18 -> ~11 (NVSHMEM 18), the stream forms of 8 and 128 KiB per
+#      member 1-3 us less (NVSHMEM 13.1 / 12.5 and 22.5 / 22.0); the one-step rows (up to 8 KiB
+#      per member on 2 PEs, 2 KiB on 4) unchanged; at 2 PEs the pull rows 0.5-1 us less.
+#      Result: see bench/results/2026-12-03T0150Z_h200x1_mps_grouped_pull.json; reverted (0a1795d).
+#   F: the session's last tree (library = b7a7448's): the team suites, then D's two lists.
 #   S: the whole GPU suite for .snap (quiet's change reaches every suite that completes a block's
 #      operations): the build of A's tree completed, then ctest -L gpu but the NIC-model rate
 #      benchmarks.
@@ -130,6 +143,34 @@ C)
   mps_stop
   echo "total $((SECONDS - start)) s"
   ;;
+E | F)
+  build s . test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline \
+    mori_nic_model mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem &
+  [ "$phase" = E ] && build base ../.snap2 mori_shmem_bootstrap_mpi mori_shmem_perf &
+  wait
+  SUITE_TESTS='team_(np|rdma|device)|collectives|nvshmem_compat_(np|rdma)|example_allreduce|example_team_pipeline' \
+    SUITE_BUILD=0 SUITE_TEST_TIMEOUT=120 SUITE_BENCH=0 MORI_GPU_BUILD=$PWD/../build-s OUT=/tmp/suiteE \
+    tools/gpu_suite.sh > /tmp/suiteE.log 2>&1
+  echo "gpu_suite exit $? ($((SECONDS - start)) s)"
+  grep -E "GPU tests|failed|skip" /tmp/suiteE.log | head -20
+  (cd /tmp && tar -czf "$OUT/suiteE.tgz" suiteE suiteE.log)
+  [ "$phase" = F ] && exec bash "$0" D
+  . tools/mps.sh
+  mps_start
+  { grep -E '^#' tools/perf/standard.list
+    sed -n -E "/^c[ds]_(alltoall|fcollect)4 /p" bench/results/2026-12-02_device_runs_s11.sh
+  } > /tmp/s12E.list
+  mkdir -p /tmp/jobE
+  for round in 1 2; do
+    for v in s base; do
+      CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 MORI_PERF_LIST=/tmp/s12E.list MORI_PERF_NP=4 MORI_COMMIT=$v timeout 90 \
+        tools/perf/run_benchmarks.sh "$PWD/../build-$v" /tmp/jobE/${v}_np4_r$round > /tmp/jobE/${v}_np4_r$round.log 2>&1
+      echo "$v np4 round $round: exit $? ($((SECONDS - start)) s)"
+    done
+    (cd /tmp && tar -czf "$OUT/jobE.tgz" jobE)
+  done
+  mps_stop
+  ;&
 D)
   . tools/mps.sh
   mps_start
