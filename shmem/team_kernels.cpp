@@ -1,7 +1,8 @@
 // The host API's team collectives as kernels on a stream. Small calls: one block of kThreads runs
 // the block-scope device collective (mori/shmem/team/collectives.hpp), syncs included. Large
 // broadcast / fcollect / alltoall and direct reductions: the entry sync, the data movement split
-// over CollectiveArgs::blocks blocks, the exit sync, as three kernels (shmem/team_spread.hpp).
+// over CollectiveArgs::blocks blocks (puts for fcollect and alltoall, loads for the others), the
+// exit sync, as three kernels (shmem/team_spread.hpp).
 // This module is bound at init like a user's.
 // The collectives call mori_shmem_ptr and the team queries in device code, which exist only for
 // translation units that see the device API whole: this GPU module is such a unit (the library's
@@ -25,6 +26,8 @@ __global__ __launch_bounds__(kThreads) void collectiveKernel(CollectiveArgs a) {
     sync<Block>(a.team);
   else if constexpr (kKind == kKindSyncRelease)
     syncRelease<Block>(a.team);
+  else if constexpr (kKind == kKindPushEntry)
+    pushEntry<Block>(a.team);
   else if constexpr (kKind == kKindBarrier)
     barrier<Block>(a.team);
   else if constexpr (kKind == MORI_SHMEM_COLL_BROADCAST)
@@ -43,6 +46,7 @@ hipError_t launchOneBlock(const CollectiveArgs& a, hipStream_t stream) {
   switch (a.kind) {
     case kKindSync: collectiveKernel<kKindSync><<<1, kThreads, 0, stream>>>(a); break;
     case kKindSyncRelease: collectiveKernel<kKindSyncRelease><<<1, kThreads, 0, stream>>>(a); break;
+    case kKindPushEntry: collectiveKernel<kKindPushEntry><<<1, kThreads, 0, stream>>>(a); break;
     case kKindBarrier: collectiveKernel<kKindBarrier><<<1, kThreads, 0, stream>>>(a); break;
     case MORI_SHMEM_COLL_BROADCAST: collectiveKernel<MORI_SHMEM_COLL_BROADCAST><<<1, kThreads, 0, stream>>>(a); break;
     case MORI_SHMEM_COLL_FCOLLECT: collectiveKernel<MORI_SHMEM_COLL_FCOLLECT><<<1, kThreads, 0, stream>>>(a); break;
@@ -59,8 +63,8 @@ __global__ __launch_bounds__(kSpreadThreads) void moveKernel(CollectiveArgs a) {
   spreadSlice(a.bytes, static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x), &lo, &hi);
   switch (a.kind) {
     case MORI_SHMEM_COLL_BROADCAST: broadcastMove<Block>(a.team, a.dest, a.source, lo, hi, a.root); break;
-    case MORI_SHMEM_COLL_FCOLLECT: fcollectMove<Block>(a.team, a.dest, a.source, a.bytes, lo, hi); break;
-    case MORI_SHMEM_COLL_ALLTOALL: alltoallMove<Block>(a.team, a.dest, a.source, a.bytes, lo, hi); break;
+    case MORI_SHMEM_COLL_FCOLLECT: fcollectPush<Block>(a.team, a.dest, a.source, a.bytes, lo, hi); break;
+    case MORI_SHMEM_COLL_ALLTOALL: alltoallPush<Block>(a.team, a.dest, a.source, a.bytes, lo, hi); break;
     default: failKind(a.team.handle, "collective kind", a.kind);
   }
 }
@@ -79,10 +83,10 @@ __global__ __launch_bounds__(kSpreadThreads) void reduceDirectKernel(CollectiveA
                blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x, gridDim.x * static_cast<size_t>(blockDim.x));
 }
 
-hipError_t launchSync(const CollectiveArgs& a, hipStream_t stream) {
+hipError_t launchSync(const CollectiveArgs& a, int kind, hipStream_t stream) {
   CollectiveArgs s{};
   s.team = a.team;
-  s.kind = kKindSyncRelease;
+  s.kind = kind;
   return launchOneBlock(s, stream);
 }
 
@@ -107,10 +111,13 @@ hipError_t launchCollective(const CollectiveArgs& a, hipStream_t stream) {
     if (a.kind == MORI_SHMEM_COLL_REDUCE) return launchReduceTyped(a, stream);
     return launchOneBlock(a, stream);
   }
-  // Spread form. Entry sync: every member's source is ready (each member's earlier stream work
-  // is done when its sync kernel runs). Exit sync: no member returns to overwriting its source
-  // while another still reads it (the moves of this PE ended with the kernel before).
-  hipError_t e = launchSync(a, stream);
+  // Spread form. Entry sync: for fcollect and alltoall (puts) every member has entered, so its dest
+  // may be written; for broadcast and reductions (loads) every member's source is ready (each
+  // member's earlier stream work is done when its sync kernel runs). Exit sync: every put is
+  // visible, and no member returns to overwriting its source while another still reads it (the
+  // moves of this PE ended with the kernel before).
+  const bool push = a.kind == MORI_SHMEM_COLL_FCOLLECT || a.kind == MORI_SHMEM_COLL_ALLTOALL;
+  hipError_t e = launchSync(a, push ? kKindPushEntry : kKindSyncRelease, stream);
   if (e != hipSuccess) return e;
   if (a.kind == MORI_SHMEM_COLL_REDUCE) {
     e = launchReduceTyped(a, stream);
@@ -119,7 +126,7 @@ hipError_t launchCollective(const CollectiveArgs& a, hipStream_t stream) {
     e = hipGetLastError();
   }
   if (e != hipSuccess) return e;
-  return launchSync(a, stream);
+  return launchSync(a, kKindSyncRelease, stream);
 }
 
 }  // namespace mori::shmem::team

@@ -12,7 +12,7 @@ namespace mori::shmem::team {
 
 struct CollectiveArgs {
   TeamDevice team;
-  int kind;  // mori_shmem_collective_t, or kKindSync / kKindBarrier / kKindSyncRelease (team_types.hpp)
+  int kind;  // mori_shmem_collective_t, or one of team_types.hpp's kKind* (syncs, barrier)
   void* dest;
   const void* source;
   size_t bytes;   // per PE (broadcast, fcollect, collect, alltoall block)

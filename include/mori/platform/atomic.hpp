@@ -220,6 +220,17 @@ MORI_DEVICE_INLINE void fenceSystem() { atomicFence<Order::SeqCst, Scope::System
 // a later store sees the earlier ones). Unlike fenceSystem it keeps the thread's L1 valid.
 MORI_DEVICE_INLINE void releaseSystem() { atomicFence<Order::Release, Scope::System>(); }
 MORI_DEVICE_INLINE void fenceAgent() { atomicFence<Order::SeqCst, Scope::Agent>(); }
+// A release for this GPU's own memory: this thread's earlier accesses to memory of this GPU are
+// ordered before any access to it by a peer GPU or NIC that saw a later store of the thread.
+// NVIDIA: GPU scope, since the L2 is where every requester's accesses to this GPU's memory meet
+// (NVLink and PCIe peers included); AMD: system scope.
+MORI_DEVICE_INLINE void releaseOwnMemory() {
+#if MORI_PLATFORM_NVIDIA
+  atomicFence<Order::Release, Scope::Agent>();
+#else
+  releaseSystem();
+#endif
+}
 
 #endif  // MORI_GPU_COMPILER
 

@@ -4,11 +4,14 @@
 // loads through mori_shmem_ptr for reductions where every member is P2P-reachable.
 //
 // Small broadcasts, fcollects, alltoalls and reductions (llApplies) take one step: each member
-// pushes its data with a tag in every word and waits for the others' (ll_exchange.hpp). Every
-// other data collective pulls: an entry sync (each member's source is ready), the moves, an exit
-// sync (no member overwrites its source while another still reads it). No central PE: each PE
-// fetches what it needs itself, starting with its successor so that peers' links share the load.
-// One collective at a time per team and PE (the sync slot's epochs and words are per team).
+// pushes its data with a tag in every word and waits for the others' (ll_exchange.hpp). Larger
+// fcollects and alltoalls push: an entry sync (every member has entered, so its dest may be
+// written), puts of this PE's data into every member's dest, a barrier (every put is complete and
+// visible). Broadcast, collect and the reductions pull: an entry sync (each member's source is
+// ready), the moves, an exit sync (no member overwrites its source while another still reads it).
+// No central PE: each PE moves its share itself, starting with its successor so that peers' links
+// share the load. One collective at a time per team and PE (the sync slot's epochs and words are
+// per team).
 #pragma once
 
 #include <type_traits>
@@ -88,26 +91,36 @@ MORI_DEVICE_INLINE void broadcastMove(const TeamDevice& t, void* dest, const voi
   if (hi > lo) S::get(static_cast<char*>(dest) + lo, static_cast<const char*>(source) + lo, hi - lo, t.worldPe(root));
 }
 
+// Every member's dest block <my index> <- this PE's source (fcollect), or its source block <that
+// member's index> (alltoall); this PE last.
 template <class S>
-MORI_DEVICE_INLINE void fcollectMove(const TeamDevice& t, void* dest, const void* source, size_t bytes, size_t lo,
+MORI_DEVICE_INLINE void fcollectPush(const TeamDevice& t, void* dest, const void* source, size_t bytes, size_t lo,
                                      size_t hi) {
   if (hi <= lo) return;
-  for (int k = 0; k < t.size; ++k) {
-    const int j = (t.myIndex + k) % t.size;
-    S::get(static_cast<char*>(dest) + static_cast<size_t>(j) * bytes + lo, static_cast<const char*>(source) + lo,
-           hi - lo, t.worldPe(j));
-  }
+  char* to = static_cast<char*>(dest) + static_cast<size_t>(t.myIndex) * bytes + lo;
+  for (int k = 1; k <= t.size; ++k)
+    S::putNbi(to, static_cast<const char*>(source) + lo, hi - lo, t.worldPe((t.myIndex + k) % t.size));
 }
 
 template <class S>
-MORI_DEVICE_INLINE void alltoallMove(const TeamDevice& t, void* dest, const void* source, size_t bytes, size_t lo,
+MORI_DEVICE_INLINE void alltoallPush(const TeamDevice& t, void* dest, const void* source, size_t bytes, size_t lo,
                                      size_t hi) {
   if (hi <= lo) return;
-  for (int k = 0; k < t.size; ++k) {
+  char* to = static_cast<char*>(dest) + static_cast<size_t>(t.myIndex) * bytes + lo;
+  for (int k = 1; k <= t.size; ++k) {
     const int j = (t.myIndex + k) % t.size;
-    S::get(static_cast<char*>(dest) + static_cast<size_t>(j) * bytes + lo,
-           static_cast<const char*>(source) + static_cast<size_t>(t.myIndex) * bytes + lo, hi - lo, t.worldPe(j));
+    S::putNbi(to, static_cast<const char*>(source) + static_cast<size_t>(j) * bytes + lo, hi - lo, t.worldPe(j));
   }
+}
+
+// The entry of a push: every member has entered the call, after which the others write into its
+// dest; this PE's earlier accesses to its dest (reads of the previous call's result, in-place
+// writes) are ordered before theirs by a release for its own memory, not a system release.
+template <class S>
+MORI_DEVICE_INLINE void pushEntry(const TeamDevice& t) {
+  S::sync();
+  if (S::rank() == 0) gpu::releaseOwnMemory();
+  sync<S>(t);
 }
 
 // dest <- root's source (bytes), on every member, root included.
@@ -123,9 +136,9 @@ MORI_DEVICE_INLINE void broadcast(const TeamDevice& t, void* dest, const void* s
 template <class S>
 MORI_DEVICE_INLINE void fcollect(const TeamDevice& t, void* dest, const void* source, size_t bytes) {
   if (llApplies(bytes, t.size, kOneThread<S>)) return llExchange<S>(t, LlOp::Fcollect, dest, source, bytes, 0);
-  syncRelease<S>(t);
-  fcollectMove<S>(t, dest, source, bytes, 0, bytes);
-  syncRelease<S>(t);
+  pushEntry<S>(t);
+  fcollectPush<S>(t, dest, source, bytes, 0, bytes);
+  barrier<S>(t);
 }
 
 // dest <- the members' sources concatenated in team order; each member's byte count may differ.
@@ -150,9 +163,9 @@ MORI_DEVICE_INLINE void collect(const TeamDevice& t, void* dest, const void* sou
 template <class S>
 MORI_DEVICE_INLINE void alltoall(const TeamDevice& t, void* dest, const void* source, size_t bytes) {
   if (llApplies(bytes, t.size, kOneThread<S>)) return llExchange<S>(t, LlOp::Alltoall, dest, source, bytes, 0);
-  syncRelease<S>(t);
-  alltoallMove<S>(t, dest, source, bytes, 0, bytes);
-  syncRelease<S>(t);
+  pushEntry<S>(t);
+  alltoallPush<S>(t, dest, source, bytes, 0, bytes);
+  barrier<S>(t);
 }
 
 // ---- reductions -------------------------------------------------------------------------------

@@ -25,6 +25,9 @@ struct Thread {
     if (const void* r = impl::heapP2pRange(impl::states(), s, b, pe)) return impl::copyThread<8>(d, r, b);
     mori_shmem_getmem_thread(d, s, b, pe);
   }
+  MORI_DEVICE_INLINE static void putNbi(void* d, const void* s, size_t b, int pe) {
+    mori_shmem_putmem_nbi_thread(d, s, b, pe);
+  }
   MORI_DEVICE_INLINE static void putNbiGeneral(void* d, const void* s, size_t b, int pe) {
     impl::putGeneral<impl::ThreadScope>(d, s, b, pe, 0, false);
   }
@@ -36,6 +39,9 @@ struct Warp {
   MORI_DEVICE_INLINE static int size() { return gpu::waveSize(); }
   MORI_DEVICE_INLINE static void sync() { gpu::waveSync(~gpu::LaneMask{0}); }
   MORI_DEVICE_INLINE static void get(void* d, const void* s, size_t b, int pe) { mori_shmem_getmem_warp(d, s, b, pe); }
+  MORI_DEVICE_INLINE static void putNbi(void* d, const void* s, size_t b, int pe) {
+    mori_shmem_putmem_nbi_warp(d, s, b, pe);
+  }
   MORI_DEVICE_INLINE static void putNbiGeneral(void* d, const void* s, size_t b, int pe) {
     impl::putGeneral<impl::WarpScope>(d, s, b, pe, 0, false);
   }
@@ -54,6 +60,9 @@ struct Block {
   MORI_DEVICE_INLINE static int size() { return static_cast<int>(blockDim.x * blockDim.y * blockDim.z); }
   MORI_DEVICE_INLINE static void sync() { __syncthreads(); }
   MORI_DEVICE_INLINE static void get(void* d, const void* s, size_t b, int pe) { mori_shmem_getmem_block(d, s, b, pe); }
+  MORI_DEVICE_INLINE static void putNbi(void* d, const void* s, size_t b, int pe) {
+    mori_shmem_putmem_nbi_block(d, s, b, pe);
+  }
   MORI_DEVICE_INLINE static void putNbiGeneral(void* d, const void* s, size_t b, int pe) {
     impl::putGeneral<impl::BlockScope>(d, s, b, pe, 0, false);
   }

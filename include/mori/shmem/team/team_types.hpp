@@ -15,10 +15,13 @@ constexpr int kMaxTeams = 32;
 constexpr int kPredefinedTeams = 3;
 
 // What a collective call does, beside the data collectives' MORI_SHMEM_COLL_* (mori/shmem_team.h):
-// the team sync, the barrier, and the sync with release that brackets the host's spread form.
+// the team sync, the barrier, and the entry and exit syncs of the host's spread form (the push
+// entry before an fcollect's or alltoall's puts, the sync with release around the others' moves
+// and after every one).
 constexpr int kKindSync = 0;
 constexpr int kKindBarrier = -1;
 constexpr int kKindSyncRelease = -2;
+constexpr int kKindPushEntry = -3;
 
 // A team as device code uses it: a value (trivially copyable, kernel-argument sized). Members are
 // world PEs start + i*stride, or members[i] when the set is not an arithmetic progression (NODE

@@ -1,0 +1,108 @@
+#!/bin/bash
+# Device runs of the thirteenth session (2026-12-03), on nvidia-h200 (ONE H200: the PEs share the
+# GPU under CUDA MPS; no figure here is an interconnect figure). The tree under test is unpacked
+# at .snap (this script's tree); ../.snap2 is the base, ../.snap3 a variant. MORI_COMMIT names the
+# tree in the records.
+#   P: fcollect and alltoall above the one-step limit push instead of pull: an arrival sync (a
+#      release of this GPU's own memory first: fence.release.gpu), puts into every member's dest,
+#      a barrier (one system release) - where the pull form paid two release syncs (~1.4 us each
+#      at 4 PEs, s12) around one-thread-per-vector remote loads. "ps" (../.snap3) is the push with
+#      a system release sync at the entry (what the pull form had): P against ps is the price of
+#      the entry's system release, ps against base (../.snap2, 2640d29, library = b7a7448) that of
+#      stores against loads. The team suites for .snap, then the 4-PE fcollect and alltoall rows
+#      (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25) of s, ps and base in 2 interleaved rounds, NVSHMEM
+#      beside s; then the 2-PE rows (50) once each.
+#      Prediction (4 PEs): a block's fcollect and alltoall of 16 KiB per member 10.3-10.7 ->
+#      8.6-9.0 us (NVSHMEM 7.7, 8.9), one thread's fcollect of 256 B per member 9.4 -> ~7.8
+#      (NVSHMEM 8.5), the stream forms of 8 KiB per member 14.6-15.0 -> ~13.3 (NVSHMEM 12.6-13.0)
+#      and of 128 KiB 24.6-25.6 -> ~23.5 (NVSHMEM 22.0-22.4); ps 1.2-1.5 us above s on each; the
+#      one-step rows unchanged.
+#   D: the collectives' 4-PE list (s11's) and whole 2-PE list (s8 M) once each for .snap,
+#      NVSHMEM beside.
+#   S: the whole GPU suite for .snap but the NIC-model rate benchmarks.
+set -uo pipefail
+phase=$1
+cd "$(dirname "$0")/../.."
+export PATH=/usr/local/cuda/bin:$PATH OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+start=$SECONDS
+build() {  # build <name> <source dir> <targets...>: configures (once) and builds ../build-<name>
+  local name=$1 src=$2
+  shift 2
+  { [ -f ../build-$name/build.ninja ] ||
+    cmake -S "$src" -B ../build-$name -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release \
+      > "/tmp/${name}_configure.log" 2>&1; } && ninja -C ../build-$name "$@" > "/tmp/${name}_build.log" 2>&1
+  local rc=$?
+  echo "$name build exit $rc ($((SECONDS - start)) s)"
+  [ $rc = 0 ] || tail -20 "/tmp/${name}_build.log"
+}
+suites() {  # suites <out name>: the team suites of ../build-s
+  SUITE_TESTS='team_(np|rdma|device)|collectives|nvshmem_compat_(np|rdma)|example_allreduce|example_team_pipeline' \
+    SUITE_BUILD=0 SUITE_TEST_TIMEOUT=120 SUITE_BENCH=0 MORI_GPU_BUILD=$PWD/../build-s OUT=/tmp/$1 \
+    tools/gpu_suite.sh > /tmp/$1.log 2>&1
+  echo "gpu_suite exit $? ($((SECONDS - start)) s)"
+  grep -E "GPU tests|failed|skip" /tmp/$1.log | head -20
+  (cd /tmp && tar -czf "$OUT/$1.tgz" $1 $1.log)
+}
+case "$phase" in
+P)
+  build s . test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline \
+    mori_nic_model mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem &
+  build base ../.snap2 mori_shmem_bootstrap_mpi mori_shmem_perf &
+  build ps ../.snap3 mori_shmem_bootstrap_mpi mori_shmem_perf &
+  wait
+  suites suiteP
+  . tools/mps.sh
+  mps_start
+  { grep -E '^#' tools/perf/standard.list
+    sed -n -E "/^c[ds]_(alltoall|fcollect)4 /p" bench/results/2026-12-02_device_runs_s11.sh
+  } > /tmp/s13P4.list
+  { grep -E '^#' tools/perf/standard.list
+    sed -n -E "/^(cd_alltoall|cd_fcollect|cs_alltoall_big|cs_fcollect_big) /p" bench/results/2026-12-02_device_runs_s8.sh
+  } > /tmp/s13P2.list
+  [ "$(grep -c '^c' /tmp/s13P4.list)" = 4 ] && [ "$(grep -c '^c' /tmp/s13P2.list)" = 4 ] || { echo "lists: not found"; exit 2; }
+  mkdir -p /tmp/jobP
+  for run in np4_r1 np4_r2 np2_r1; do
+    np=${run:2:1}
+    for v in s ps base; do
+      CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / np)) MORI_PERF_LIST=/tmp/s13P$np.list MORI_PERF_NP=$np \
+        MORI_COMMIT=$v timeout 100 tools/perf/run_benchmarks.sh "$PWD/../build-$v" /tmp/jobP/${v}_$run \
+        > /tmp/jobP/${v}_$run.log 2>&1
+      echo "$v $run: exit $? ($((SECONDS - start)) s)"
+    done
+    (cd /tmp && tar -czf "$OUT/jobP.tgz" jobP)
+  done
+  mps_stop
+  echo "total $((SECONDS - start)) s"
+  ;;
+D)
+  build s . mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem
+  . tools/mps.sh
+  mps_start
+  mkdir -p /tmp/jobD
+  { grep -E '^#' tools/perf/standard.list
+    sed -n '/^cd_alltoall      alltoall_latency -s all/,/^cs_sync /p' bench/results/2026-12-02_device_runs_s8.sh
+  } > /tmp/s13D2.list
+  { grep -E '^#' tools/perf/standard.list
+    sed -n "/^cd_alltoall4 /,/^cs_sync4 /p" bench/results/2026-12-02_device_runs_s11.sh
+  } > /tmp/s13D4.list
+  [ "$(grep -c . /tmp/s13D2.list)" -gt 19 ] && [ "$(grep -c . /tmp/s13D4.list)" -gt 12 ] || { echo "lists: not found"; exit 2; }
+  for np in 4 2; do
+    CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / np)) MORI_PERF_LIST=/tmp/s13D$np.list MORI_PERF_NP=$np \
+      MORI_COMMIT=${MORI_COMMIT:-unknown} timeout 270 tools/perf/run_benchmarks.sh "$PWD/../build-s" /tmp/jobD/np$np \
+      > /tmp/jobD/np$np.log 2>&1
+    echo "np$np: exit $? ($((SECONDS - start)) s)"
+    (cd /tmp && tar -czf "$OUT/jobD.tgz" jobD)
+  done
+  mps_stop
+  echo "total $((SECONDS - start)) s"
+  ;;
+S)
+  build s .
+  SUITE_EXCLUDE='nic_model_rate' SUITE_BUILD=0 SUITE_TEST_TIMEOUT=90 SUITE_BENCH=0 MORI_GPU_BUILD=$PWD/../build-s \
+    OUT=/tmp/suite timeout $((570 - (SECONDS - start))) tools/gpu_suite.sh > /tmp/suite.log 2>&1
+  echo "gpu_suite exit $? ($((SECONDS - start)) s)"
+  grep -E "GPU tests|failed|skip" /tmp/suite.log | head -20
+  (cd /tmp && tar -czf "$OUT/suite.tgz" suite suite.log)
+  ;;
+esac
