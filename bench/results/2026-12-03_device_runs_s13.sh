@@ -17,8 +17,21 @@
 #      (NVSHMEM 8.5), the stream forms of 8 KiB per member 14.6-15.0 -> ~13.3 (NVSHMEM 12.6-13.0)
 #      and of 128 KiB 24.6-25.6 -> ~23.5 (NVSHMEM 22.0-22.4); ps 1.2-1.5 us above s on each; the
 #      one-step rows unchanged.
-#   D: the collectives' 4-PE list (s11's) and whole 2-PE list (s8 M) once each for .snap,
-#      NVSHMEM beside.
+#      Result (bench/results/2026-12-03T0625Z_h200x1_mps_push_fcollect_alltoall.json): the block
+#      rows 8.5 and 8.9 us (NVSHMEM 7.8, 8.8), one thread's fcollect of 256 B per member 7.9, the
+#      stream rows 13.4 and 23.4-23.7; but one thread's alltoall of 2 and 16 KiB per member 21.9 ->
+#      31.3 and 121 -> 206 us and a wave's of 16 KiB 18.2 -> 22.9 (still below NVSHMEM's 51.7,
+#      379, 28.7): the public thread put keeps 4 vectors in flight where the pull kept 8.
+#   Q: P's push with one thread's puts to load/store peers 8 vectors in flight (copyThread<8>, as
+#      its gets) in both trees, and a wave's too (copyBytes with 8 per lane) in .snap only; ../.snap3
+#      ("s2") has the thread part alone. The team suites for .snap, then one thread's and a wave's
+#      fcollect and alltoall rows (4 PEs, 2 interleaved rounds, and 2 PEs once) of s, s2 and base
+#      (../.snap2: the pull, b7a7448's library), NVSHMEM beside s; then D's two lists for s and s2.
+#      Prediction: one thread's alltoall rows back at the pull's (4 PEs: 21.9 and 121 us) or below,
+#      its fcollect rows 1-2 us below the pull's; a wave's alltoall of 16 KiB per member ~18 in s
+#      (22.9 in s2); the block and stream rows as in P.
+#   D: the collectives' 4-PE list (s11's) and whole 2-PE list (s8 M) once each for .snap (or
+#      BUILD_D, into OUT_D), NVSHMEM beside.
 #   S: the whole GPU suite for .snap but the NIC-model rate benchmarks.
 set -uo pipefail
 phase=$1
@@ -75,11 +88,43 @@ P)
   mps_stop
   echo "total $((SECONDS - start)) s"
   ;;
-D)
-  build s . mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem
+Q)
+  build s . test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline \
+    mori_nic_model mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem &
+  build base ../.snap2 mori_shmem_bootstrap_mpi mori_shmem_perf &
+  build s2 ../.snap3 mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem &
+  wait
+  suites suiteQ
   . tools/mps.sh
   mps_start
-  mkdir -p /tmp/jobD
+  { grep -E '^#' tools/perf/standard.list
+    sed -n -E "/^cd_(alltoall|fcollect)4 /p" bench/results/2026-12-02_device_runs_s11.sh | sed 's/-s all/-s thread,warp/'
+  } > /tmp/s13Q4.list
+  { grep -E '^#' tools/perf/standard.list
+    sed -n -E "/^(cd_alltoall|cd_fcollect) /p" bench/results/2026-12-02_device_runs_s8.sh | sed 's/-s all/-s thread,warp/'
+  } > /tmp/s13Q2.list
+  [ "$(grep -c '^c' /tmp/s13Q4.list)" = 2 ] && [ "$(grep -c '^c' /tmp/s13Q2.list)" = 2 ] || { echo "lists: not found"; exit 2; }
+  mkdir -p /tmp/jobQ
+  for run in np4_r1 np4_r2 np2_r1; do
+    np=${run:2:1}
+    for v in s s2 base; do
+      CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / np)) MORI_PERF_LIST=/tmp/s13Q$np.list MORI_PERF_NP=$np \
+        MORI_COMMIT=$v timeout 100 tools/perf/run_benchmarks.sh "$PWD/../build-$v" /tmp/jobQ/${v}_$run \
+        > /tmp/jobQ/${v}_$run.log 2>&1
+      echo "$v $run: exit $? ($((SECONDS - start)) s)"
+    done
+    (cd /tmp && tar -czf "$OUT/jobQ.tgz" jobQ)
+  done
+  mps_stop
+  for v in s s2; do MORI_COMMIT=${MORI_COMMIT:-unknown}-$v OUT_D=/tmp/jobD_$v BUILD_D=$PWD/../build-$v bash "$0" D; done
+  echo "total $((SECONDS - start)) s"
+  ;;
+D)
+  [ -n "${BUILD_D:-}" ] || build s . mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem
+  . tools/mps.sh
+  mps_start
+  outd=${OUT_D:-/tmp/jobD} buildd=${BUILD_D:-$PWD/../build-s}
+  mkdir -p "$outd"
   { grep -E '^#' tools/perf/standard.list
     sed -n '/^cd_alltoall      alltoall_latency -s all/,/^cs_sync /p' bench/results/2026-12-02_device_runs_s8.sh
   } > /tmp/s13D2.list
@@ -89,10 +134,10 @@ D)
   [ "$(grep -c . /tmp/s13D2.list)" -gt 19 ] && [ "$(grep -c . /tmp/s13D4.list)" -gt 12 ] || { echo "lists: not found"; exit 2; }
   for np in 4 2; do
     CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / np)) MORI_PERF_LIST=/tmp/s13D$np.list MORI_PERF_NP=$np \
-      MORI_COMMIT=${MORI_COMMIT:-unknown} timeout 270 tools/perf/run_benchmarks.sh "$PWD/../build-s" /tmp/jobD/np$np \
-      > /tmp/jobD/np$np.log 2>&1
-    echo "np$np: exit $? ($((SECONDS - start)) s)"
-    (cd /tmp && tar -czf "$OUT/jobD.tgz" jobD)
+      MORI_COMMIT=${MORI_COMMIT:-unknown} timeout 270 tools/perf/run_benchmarks.sh "$buildd" "$outd/np$np" \
+      > "$outd/np$np.log" 2>&1
+    echo "$(basename "$outd") np$np: exit $? ($((SECONDS - start)) s)"
+    (cd "$(dirname "$outd")" && tar -czf "$OUT/$(basename "$outd").tgz" "$(basename "$outd")")
   done
   mps_stop
   echo "total $((SECONDS - start)) s"

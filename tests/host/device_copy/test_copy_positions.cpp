@@ -94,6 +94,7 @@ TEST(CopyPositions, EveryElementExactlyOnceWaveMode) {
   sweep<1, true>(rng);
   sweep<2, true>(rng);
   sweep<4, true>(rng);
+  sweep<8, true>(rng);  // a wave's puts in the team collectives
 }
 
 // The skew groups a wave's positions on whole 128-byte lines of the destination: each group of

@@ -141,10 +141,10 @@ MORI_DEVICE_INLINE void copySmall(char* dst, const char* src, size_t n) {
 // Ends that share their offset in 16 bytes (the usual case) move as 16-byte vectors, the head and
 // tail (under 16 bytes each) through copySmall on two threads; other ends go through the device
 // library's copy (mori_shmemi_copy_unaligned: narrower elements). kOneWave: the threads are one
-// wave (see copyElements).
+// wave (see copyElements). kUnroll: 16-byte vectors in flight per thread (the public API keeps 4).
 // Only the 16-byte path is inline: all five element widths inline took the put_bw block kernel to
 // the 64-register cap of a 1024-thread launch, with spills reloaded in every iteration.
-template <bool kOneWave = false>
+template <bool kOneWave = false, int kUnroll = 4>
 MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, int rank, int size) {
   char* dst = static_cast<char*>(dstv);
   const char* src = static_cast<const char*>(srcv);
@@ -157,8 +157,8 @@ MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, in
   const uintptr_t d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
   // Whole 16-byte vectors at 16-byte aligned ends: no head, no tail, no split.
   if (((d | s | bytes) & 15) == 0) {
-    copyElements<4, kOneWave>(reinterpret_cast<Vec16*>(dst), reinterpret_cast<const Vec16*>(src), bytes >> 4, rank,
-                              size, lineSkew(d, 4, size));
+    copyElements<kUnroll, kOneWave>(reinterpret_cast<Vec16*>(dst), reinterpret_cast<const Vec16*>(src), bytes >> 4,
+                                    rank, size, lineSkew(d, 4, size));
     return;
   }
   if (((d ^ s) & 15) != 0) return mori_shmemi_copy_unaligned(dst, src, bytes, rank, size, kOneWave);
@@ -166,8 +166,8 @@ MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, in
   const size_t n = (bytes - head) >> 4, done = head + (n << 4), tail = bytes - done;
   if (head && rank == 0) copySmall(dst, src, head);
   if (tail && rank == (size > 1 ? 1 : 0)) copySmall(dst + done, src + done, tail);
-  copyElements<4, kOneWave>(reinterpret_cast<Vec16*>(dst + head), reinterpret_cast<const Vec16*>(src + head), n, rank,
-                            size, lineSkew(d + head, 4, size));
+  copyElements<kUnroll, kOneWave>(reinterpret_cast<Vec16*>(dst + head), reinterpret_cast<const Vec16*>(src + head), n,
+                                  rank, size, lineSkew(d + head, 4, size));
 }
 
 // One thread's copy (thread scope), shaped for latency: few dependent branches in front of the

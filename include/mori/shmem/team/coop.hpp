@@ -25,7 +25,9 @@ struct Thread {
     if (const void* r = impl::heapP2pRange(impl::states(), s, b, pe)) return impl::copyThread<8>(d, r, b);
     mori_shmem_getmem_thread(d, s, b, pe);
   }
+  // The same for puts (fcollect, alltoall).
   MORI_DEVICE_INLINE static void putNbi(void* d, const void* s, size_t b, int pe) {
+    if (void* r = impl::heapP2pRange(impl::states(), d, b, pe)) return impl::copyThread<8>(r, s, b);
     mori_shmem_putmem_nbi_thread(d, s, b, pe);
   }
   MORI_DEVICE_INLINE static void putNbiGeneral(void* d, const void* s, size_t b, int pe) {
@@ -39,7 +41,10 @@ struct Warp {
   MORI_DEVICE_INLINE static int size() { return gpu::waveSize(); }
   MORI_DEVICE_INLINE static void sync() { gpu::waveSync(~gpu::LaneMask{0}); }
   MORI_DEVICE_INLINE static void get(void* d, const void* s, size_t b, int pe) { mori_shmem_getmem_warp(d, s, b, pe); }
+  // A load/store peer's dest 8 vectors in flight per lane, the rest through the public put.
   MORI_DEVICE_INLINE static void putNbi(void* d, const void* s, size_t b, int pe) {
+    if (void* r = impl::heapP2pRange(impl::states(), d, b, pe))
+      return impl::copyBytes<true, 8>(r, s, b, rank(), size());
     mori_shmem_putmem_nbi_warp(d, s, b, pe);
   }
   MORI_DEVICE_INLINE static void putNbiGeneral(void* d, const void* s, size_t b, int pe) {
