@@ -30,6 +30,10 @@
 #      Prediction: one thread's alltoall rows back at the pull's (4 PEs: 21.9 and 121 us) or below,
 #      its fcollect rows 1-2 us below the pull's; a wave's alltoall of 16 KiB per member ~18 in s
 #      (22.9 in s2); the block and stream rows as in P.
+#      Result (bench/results/2026-12-03T0640Z_h200x1_mps_push_puts_8_in_flight_lists.json): the
+#      suites passed; the interleaved rows did not run (the perf tool takes one scope or all, not
+#      "thread,warp": exit 2); D's lists for s and s2 did: one thread's alltoall back at the pull's,
+#      its fcollect below; a wave's 8 per lane kept.
 #   D: the collectives' 4-PE list (s11's) and whole 2-PE list (s8 M) once each for .snap (or
 #      BUILD_D, into OUT_D), NVSHMEM beside.
 #   S: the whole GPU suite for .snap but the NIC-model rate benchmarks.

@@ -115,7 +115,10 @@ MORI_DEVICE_INLINE void alltoallPush(const TeamDevice& t, void* dest, const void
 
 // The entry of a push: every member has entered the call, after which the others write into its
 // dest; this PE's earlier accesses to its dest (reads of the previous call's result, in-place
-// writes) are ordered before theirs by a release for its own memory, not a system release.
+// writes) are ordered before theirs by a release for its own memory, not a system release (4 PEs
+// on one H200, a block's fcollect of 16 KiB per member: 9.8 us with a system release sync at the
+// entry, 8.5 with this; the pull form took 10.3, NVSHMEM 7.8;
+// bench/results/2026-12-03T0625Z_h200x1_mps_push_fcollect_alltoall.json).
 template <class S>
 MORI_DEVICE_INLINE void pushEntry(const TeamDevice& t) {
   S::sync();

@@ -19,13 +19,15 @@ struct Thread {
   MORI_DEVICE_INLINE static void sync() {}
   // A load/store peer's data 8 vectors in flight, the rest through the public get (which keeps 4:
   // its copy is inline in the caller's kernel). 4 PEs on one H200, one thread's fcollect of 2 and
-  // 16 KiB per member: 33.2 -> 20.8 and 210 -> 109 us (NVSHMEM 27.8, 181;
+  // 16 KiB per member when it pulled: 33.2 -> 20.8 and 210 -> 109 us (NVSHMEM 27.8, 181;
   // bench/results/2026-12-03T0130Z_h200x1_mps_thread_pull_8_in_flight.json).
   MORI_DEVICE_INLINE static void get(void* d, const void* s, size_t b, int pe) {
     if (const void* r = impl::heapP2pRange(impl::states(), s, b, pe)) return impl::copyThread<8>(d, r, b);
     mori_shmem_getmem_thread(d, s, b, pe);
   }
-  // The same for puts (fcollect, alltoall).
+  // The same for puts (fcollect, alltoall): 4 PEs, one thread's alltoall of 2 and 16 KiB per member
+  // 31.3 -> 20.8 and 206 -> 124 us (NVSHMEM 52, 378;
+  // bench/results/2026-12-03T0640Z_h200x1_mps_push_puts_8_in_flight_lists.json).
   MORI_DEVICE_INLINE static void putNbi(void* d, const void* s, size_t b, int pe) {
     if (void* r = impl::heapP2pRange(impl::states(), d, b, pe)) return impl::copyThread<8>(r, s, b);
     mori_shmem_putmem_nbi_thread(d, s, b, pe);
@@ -41,7 +43,9 @@ struct Warp {
   MORI_DEVICE_INLINE static int size() { return gpu::waveSize(); }
   MORI_DEVICE_INLINE static void sync() { gpu::waveSync(~gpu::LaneMask{0}); }
   MORI_DEVICE_INLINE static void get(void* d, const void* s, size_t b, int pe) { mori_shmem_getmem_warp(d, s, b, pe); }
-  // A load/store peer's dest 8 vectors in flight per lane, the rest through the public put.
+  // A load/store peer's dest 8 vectors in flight per lane, the rest through the public put (4):
+  // a wave's alltoall of 16 KiB per member 23.2 -> 18.9 us at 4 PEs, 19.0 -> 14.7 at 2 (the same
+  // file).
   MORI_DEVICE_INLINE static void putNbi(void* d, const void* s, size_t b, int pe) {
     if (void* r = impl::heapP2pRange(impl::states(), d, b, pe))
       return impl::copyBytes<true, 8>(r, s, b, rank(), size());
