@@ -34,6 +34,7 @@
 #      suites passed; the interleaved rows did not run (the perf tool takes one scope or all, not
 #      "thread,warp": exit 2); D's lists for s and s2 did: one thread's alltoall back at the pull's,
 #      its fcollect below; a wave's 8 per lane kept.
+#   D (07:18Z, for 5e0f25a): bench/results/2026-12-03T0720Z_h200x1_mps_lists_commit5e0f25a.json.
 #   D: the collectives' 4-PE list (s11's) and whole 2-PE list (s8 M) once each for .snap (or
 #      BUILD_D, into OUT_D), NVSHMEM beside.
 #   S: the whole GPU suite for .snap but the NIC-model rate benchmarks.
