@@ -9,8 +9,8 @@
 // member in each. Every member writes to every other member in every call (a broadcast's
 // non-roots send one arrival word), so no member finishes call e+1 before every member has
 // started it, i.e. finished call e: a writer in call e+2 never overwrites a half that a reader
-// still reads for call e. The reader copies the words out into dest, so dest is written only by
-// its own PE (as in the pull form).
+// still reads for call e. The reader copies the words out into dest, so in this form dest is
+// written only by its own PE.
 //
 // Tags: the low 32 bits of the team's LL call count, which skips counts whose low 32 bits are
 // zero (the area starts zeroed) and keeps alternating halves. A stale word can match only if the
