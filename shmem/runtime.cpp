@@ -164,7 +164,7 @@ Status Runtime::start(unsigned flags, const mori_shmem_init_attr_t* attr) {
   MORI_TRY(buildGpuStates());
   MORI_TRY(bindAllModules(states_));
   if (cfg_.warmup) {
-    MORI_TRY(checkGpu(launchWarmupKernel(stream_), "the warm-up kernel's launch"));
+    MORI_TRY(launch("the warm-up kernel's launch", launchWarmupKernel, stream_));
     MORI_TRY(checkGpu(hipStreamSynchronize(stream_), "the warm-up kernel"));
   }
   // Nobody may reach into a peer before that peer's state is bound.
@@ -252,6 +252,13 @@ Status Runtime::checkPeers(const char* call) const {
   return MORI_FAIL(Status::Remote, log::kInit, "%s: PE %d failed earlier (see above); finalize and exit", call, pe);
 }
 
+Status kernelsNotLinked(const char* call) {
+  return MORI_FAIL(Status::NotSupported, log::kDevice,
+                   "%s: this program was linked without the runtime's kernels (the object library "
+                   "mori_shmem_kernels, part of libmori_shmem): link libmori_shmem",
+                   call);
+}
+
 Status Runtime::checkGpu(hipError_t err, const char* call) {
   MORI_TRY(checkPeers(call));
   if (err == hipSuccess) return Status::Success;
@@ -273,12 +280,12 @@ Status Runtime::quietAll() {
 
 Status Runtime::quietOnStream(hipStream_t stream) {
   MORI_TRY(checkPeers("quiet on stream"));
-  return checkGpu(launchQuietKernel(stream), "quiet kernel launch");
+  return launch("quiet kernel launch", launchQuietKernel, stream);
 }
 
 Status Runtime::barrierOnStream(hipStream_t stream) {
   MORI_TRY(checkPeers("barrier on stream"));
-  return checkGpu(launchBarrierKernel(stream), "barrier kernel launch");
+  return launch("barrier kernel launch", launchBarrierKernel, stream);
 }
 
 Runtime::~Runtime() {

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <memory>
+#include <utility>
 
 #include "application/bootstrap/bootstrap.hpp"
 #include "application/bootstrap/peer_monitor.hpp"
@@ -12,6 +13,7 @@
 #include "mori/platform/gpu_runtime.hpp"
 #include "mori/shmem.h"
 #include "mori/shmem/device_host/gpu_states.hpp"
+#include "shmem/runtime_kernels.hpp"
 #include "src/common/env.hpp"
 
 namespace mori::shmem {
@@ -37,6 +39,13 @@ class Runtime {
   Status barrierOnStream(hipStream_t stream);
   // Turns a failed GPU call into the device error record's description when there is one.
   Status checkGpu(hipError_t err, const char* call);
+  // Calls one of the runtime's launch functions (shmem/runtime_kernels.hpp) and checks it as
+  // checkGpu does; kernelsNotLinked(call) in a program linked without them.
+  template <typename... Params, typename... Args>
+  Status launch(const char* call, hipError_t (*kernel)(Params...), Args&&... args) {
+    if (!kernel) return kernelsNotLinked(call);
+    return checkGpu(kernel(std::forward<Args>(args)...), call);
+  }
   // Remote, naming the PE, once the peer monitor has seen a PE fail; else Success.
   Status checkPeers(const char* call) const;
 
@@ -73,8 +82,8 @@ DeviceErrorRecord* deviceErrorRecord(DeviceErrorRecord** devicePtr);
 void formatDeviceError(const DeviceErrorRecord& r, char* buf, size_t len);
 
 // Kernel launchers compiled as GPU code (shmem/device_ops.cpp).
-hipError_t launchQuietKernel(hipStream_t stream);
-hipError_t launchBarrierKernel(hipStream_t stream);
+MORI_RUNTIME_KERNEL hipError_t launchQuietKernel(hipStream_t stream);
+MORI_RUNTIME_KERNEL hipError_t launchBarrierKernel(hipStream_t stream);
 
 // The warm-up kernel init runs, shaped like a kernel calling the device API: device printf (the
 // general paths' error reports) and 1 KiB of stack. The printf is what matters: on NVIDIA the
@@ -85,6 +94,6 @@ hipError_t launchBarrierKernel(hipStream_t stream);
 // kernel that waits for a kernel of the same process launched after it (a receiver on one stream,
 // its sender on another) would otherwise wait for ever, or until its wait times out.
 constexpr uint32_t kWarmupStackBytes = 1024;
-hipError_t launchWarmupKernel(hipStream_t stream);
+MORI_RUNTIME_KERNEL hipError_t launchWarmupKernel(hipStream_t stream);
 
 }  // namespace mori::shmem

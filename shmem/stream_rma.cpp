@@ -98,7 +98,7 @@ Status putOnStream(const char* call, void* dest, const void* source, size_t byte
   const bool p2p = bytes ? peer != nullptr : sigPeer != nullptr;
   if (p2p) {
     if (bytes) MORI_TRY(r->checkGpu(hipMemcpyAsync(peer, source, bytes, hipMemcpyDeviceToDevice, stream), call));
-    if (sigAddr) MORI_TRY(r->checkGpu(mori::shmem::launchSignalKernel(sigAddr, signal, sigOp, pe, stream), call));
+    if (sigAddr) MORI_TRY(r->launch(call, mori::shmem::launchSignalKernel, sigAddr, signal, sigOp, pe, stream));
     return Status::Success;
   }
   // The device path reads the source through the NIC: it must be registered (symmetric) too.
@@ -107,9 +107,8 @@ Status putOnStream(const char* call, void* dest, const void* source, size_t byte
   MORI_LOG_DEBUG(log::kMem, "%s on PE %d: %zu bytes to PE %d through the device path (%s)", call, me, bytes, pe,
                  kindName(r->ctx().transport(pe)));
   if (sigAddr)
-    return r->checkGpu(mori::shmem::launchPutSignalKernel(dest, source, bytes, sigAddr, signal, sigOp, pe, stream),
-                       call);
-  return r->checkGpu(mori::shmem::launchPutKernel(dest, source, bytes, pe, stream), call);
+    return r->launch(call, mori::shmem::launchPutSignalKernel, dest, source, bytes, sigAddr, signal, sigOp, pe, stream);
+  return r->launch(call, mori::shmem::launchPutKernel, dest, source, bytes, pe, stream);
 }
 
 }  // namespace
@@ -145,7 +144,7 @@ MORI_API int mori_shmem_getmem_on_stream(void* dest, const void* source, size_t 
   void* unused = nullptr;
   s = resolve(*r, call, "dest (local side of an RDMA get)", dest, bytes, r->ctx().myPe(), &unused);
   if (!mori::ok(s)) return code(s);
-  return code(r->checkGpu(mori::shmem::launchGetKernel(dest, source, bytes, pe, st), call));
+  return code(r->launch(call, mori::shmem::launchGetKernel, dest, source, bytes, pe, st));
 }
 
 MORI_API int mori_shmem_signal_wait_until_on_stream(uint64_t* sig_addr, int cmp, uint64_t cmp_value,
@@ -163,5 +162,5 @@ MORI_API int mori_shmem_signal_wait_until_on_stream(uint64_t* sig_addr, int cmp,
   if (reinterpret_cast<uintptr_t>(sig_addr) % alignof(uint64_t) != 0)
     return code(MORI_FAIL(Status::InvalidUsage, log::kMem, "%s on PE %d: sig_addr %p is not 8-byte aligned", call, me,
                           static_cast<void*>(sig_addr)));
-  return code(r->checkGpu(mori::shmem::launchSignalWaitKernel(sig_addr, cmp, cmp_value, toStream(stream)), call));
+  return code(r->launch(call, mori::shmem::launchSignalWaitKernel, sig_addr, cmp, cmp_value, toStream(stream)));
 }

@@ -6,17 +6,22 @@
 #include <stdint.h>
 
 #include "mori/platform/gpu_runtime.hpp"
+#include "shmem/runtime_kernels.hpp"
 
 namespace mori::shmem {
 
 // Device-path RMA (RDMA / SDMA peers): the block-scope device API call.
-hipError_t launchPutKernel(void* dest, const void* source, size_t bytes, int pe, hipStream_t stream);
-hipError_t launchGetKernel(void* dest, const void* source, size_t bytes, int pe, hipStream_t stream);
-hipError_t launchPutSignalKernel(void* dest, const void* source, size_t bytes, uint64_t* sigAddr, uint64_t signal,
-                                 int sigOp, int pe, hipStream_t stream);
+MORI_RUNTIME_KERNEL hipError_t launchPutKernel(void* dest, const void* source, size_t bytes, int pe,
+                                               hipStream_t stream);
+MORI_RUNTIME_KERNEL hipError_t launchGetKernel(void* dest, const void* source, size_t bytes, int pe,
+                                               hipStream_t stream);
+MORI_RUNTIME_KERNEL hipError_t launchPutSignalKernel(void* dest, const void* source, size_t bytes, uint64_t* sigAddr,
+                                                     uint64_t signal, int sigOp, int pe, hipStream_t stream);
 // After a copy-engine put on the same stream: fence, then update pe's sig_addr.
-hipError_t launchSignalKernel(uint64_t* sigAddr, uint64_t signal, int sigOp, int pe, hipStream_t stream);
-hipError_t launchSignalWaitKernel(uint64_t* sigAddr, int cmp, uint64_t cmpValue, hipStream_t stream);
+MORI_RUNTIME_KERNEL hipError_t launchSignalKernel(uint64_t* sigAddr, uint64_t signal, int sigOp, int pe,
+                                                  hipStream_t stream);
+MORI_RUNTIME_KERNEL hipError_t launchSignalWaitKernel(uint64_t* sigAddr, int cmp, uint64_t cmpValue,
+                                                      hipStream_t stream);
 
 // The values mori/shmem.h documents for sig_op and cmp (checked against the device API's enums).
 constexpr int kSignalOpCount = 2;  // SET 0, ADD 1

@@ -7,6 +7,7 @@
 
 #include "mori/platform/gpu_runtime.hpp"
 #include "mori/shmem/team/team_types.hpp"
+#include "shmem/runtime_kernels.hpp"
 
 namespace mori::shmem::team {
 
@@ -23,6 +24,6 @@ struct CollectiveArgs {
   int blocks;  // 1: one kernel, one block; more: the spread form (shmem/team_spread.hpp)
 };
 
-hipError_t launchCollective(const CollectiveArgs& args, hipStream_t stream);
+MORI_RUNTIME_KERNEL hipError_t launchCollective(const CollectiveArgs& args, hipStream_t stream);
 
 }  // namespace mori::shmem::team

@@ -137,7 +137,7 @@ Status Registry::run(const char* call, const CollectiveArgs& args, hipStream_t s
     MORI_TRY(rt_.checkGpu(hipDeviceSynchronize(), call));
     stream = stream_;
   }
-  MORI_TRY(rt_.checkGpu(launchCollective(args, stream), call));
+  MORI_TRY(rt_.launch(call, launchCollective, args, stream));
   if (blocking) MORI_TRY(rt_.checkGpu(hipStreamSynchronize(stream_), call));
   return Status::Success;
 }
