@@ -148,6 +148,16 @@ function(mori_test_host_sources)
   endforeach()
 endfunction()
 
+# A target of host code only (the runtime's host objects): on AMD, hipcc compiles its sources as
+# C++, as the host compiler does on NVIDIA, instead of as HIP for the host and once more for every
+# GPU target; the offloading flags are unused there.
+function(mori_host_only target)
+  if(MORI_GPU_PLATFORM STREQUAL "amd")
+    target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:-xc++>"
+                                             "$<$<COMPILE_LANGUAGE:CXX>:-Wno-unused-command-line-argument>")
+  endif()
+endfunction()
+
 # Links the GPU runtime into a target that calls it from host code.
 function(mori_link_gpu_runtime target)
   if(MORI_GPU_PLATFORM STREQUAL "nvidia")
