@@ -38,7 +38,7 @@ build() {  # build <name> <source dir> <targets...>: configures (once) and build
   [ $rc = 0 ] || tail -20 "/tmp/${name}_build.log"
 }
 case "$phase" in
-A) ;;
+A | R) ;;
 S)
   build base ../.snap2 &
   build v . test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline \
@@ -109,6 +109,50 @@ if [ "$phase" = A ]; then
     done
   done
   (cd /tmp && tar -czf "$OUT/jobA.tgz" jobA)
+  mps_stop
+  echo "total $((SECONDS - start)) s"
+fi
+# R: one thread's direct-load reduction (above the one-step limit, every member P2P) loads 2
+# units of 4 members at once (one group: a member's loads no longer wait for the previous
+# member's combine), where it loaded 4 units of one member at a time. The team suites for the
+# variant (this tree), then the reduction rows, 4 PEs (float, every scope; double, one thread;
+# the stream form) 2 interleaved rounds with base (.snap2, bbbf33a), NVSHMEM beside the variant,
+# and 2 PEs (float, every scope) once each.
+# Prediction: one thread's float reduction of 1 and 16 KiB at 4 PEs 65-67 -> ~35 and 889 -> ~470
+# us (NVSHMEM 55, 741-765); at 2 PEs no change (2 real members of 4: as many loads in flight as
+# before); the wave, block and stream rows unchanged.
+if [ "$phase" = R ]; then
+  build r . test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline \
+    mori_nic_model mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem &
+  build base .snap2 mori_shmem_bootstrap_mpi mori_shmem_perf &
+  wait
+  SUITE_TESTS='team_(np|rdma|device)|collectives|nvshmem_compat_(np|rdma)|example_allreduce|example_team_pipeline' \
+    SUITE_BUILD=0 SUITE_TEST_TIMEOUT=100 SUITE_BENCH=0 MORI_GPU_BUILD=$PWD/../build-r OUT=/tmp/suiteR \
+    tools/gpu_suite.sh > /tmp/suiteR.log 2>&1
+  echo "team suites (variant) exit $? ($((SECONDS - start)) s)"
+  grep -E "GPU tests|failed|skip" /tmp/suiteR.log | head -20
+  (cd /tmp && tar -czf "$OUT/suiteR.tgz" suiteR suiteR.log)
+  . tools/mps.sh
+  mps_start
+  { grep -E '^#' tools/perf/standard.list
+    sed -n -E "/^c[ds]_reduce4 /p" bench/results/2026-12-02_device_runs_s11.sh
+    echo "cd_reduce4_td    reduction_latency -d double -s thread -b 8 -e 64K -f 8 -n 50 -w 5"
+  } > /tmp/s14R4.list
+  { grep -E '^#' tools/perf/standard.list
+    sed -n -E "/^cd_reduce /p" bench/results/2026-12-02_device_runs_s8.sh
+  } > /tmp/s14R2.list
+  [ "$(grep -c '^c' /tmp/s14R4.list)" = 3 ] && [ "$(grep -c '^c' /tmp/s14R2.list)" = 1 ] || { echo "lists: not found"; exit 2; }
+  mkdir -p /tmp/jobR
+  for run in np4_r1 np4_r2 np2_r1; do
+    np=${run:2:1}
+    for v in r base; do
+      CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / np)) MORI_PERF_LIST=/tmp/s14R$np.list MORI_PERF_NP=$np \
+        MORI_COMMIT=$v timeout 100 tools/perf/run_benchmarks.sh "$PWD/../build-$v" /tmp/jobR/${v}_$run \
+        > /tmp/jobR/${v}_$run.log 2>&1
+      echo "$v $run: exit $? ($((SECONDS - start)) s)"
+    done
+    (cd /tmp && tar -czf "$OUT/jobR.tgz" jobR)
+  done
   mps_stop
   echo "total $((SECONDS - start)) s"
 fi

@@ -284,21 +284,24 @@ struct alignas(sizeof(T) >= 4 ? 16 : 4 * sizeof(T)) Lanes {
 // Units per member that a thread of the direct-load path loads before it combines them:
 // loads in flight are what a thread-scope reduction is bound by (one H200, 2 PEs: 256 KiB of int
 // took 6.3 ms with one 4-byte load per member in flight, NVSHMEM 5.8 ms). One thread alone
-// (thread scope) keeps twice as many: 256 KiB of float 6.57 -> 5.41 ms, NVSHMEM 5.76
-// (bench/results/2026-12-02T0415Z_h200x1_mps_pct50_thread_reductions_commitef13cd5.json).
+// (thread scope) loads its units of kReduceMembersOneThread members at once.
 constexpr int kReduceUnits = 2;
-constexpr int kReduceUnitsOneThread = 4;
+constexpr int kReduceUnitsOneThread = 2;
+constexpr int kReduceMembersOneThread = 4;
 
 // The direct-load path without the syncs: elements rank, rank + size, ... of [0, n), by direct
 // loads of every member's source (every member P2P-reachable, dest apart from source). The host's
 // multi-block reduction kernel runs it with the grid's thread index and size. Teams of up to
 // kOnePassMembers: one pass, in units of Lanes<T> when dest and every source are aligned to them
-// (kUnits of them per member and thread in flight), the rest element by element.
-template <int kUnits = kReduceUnits, typename T, class F>
+// (kUnits of them per member and thread, of kMembers members at a time, in flight), the rest
+// element by element.
+template <int kUnits = kReduceUnits, int kMembers = 1, typename T, class F>
 MORI_DEVICE_INLINE void reduceDirect(const TeamDevice& t, T* dest, const T* source, size_t n, F combineOp, size_t rank,
                                      size_t size) {
+  static_assert(kOnePassMembers % kMembers == 0, "members go in whole groups");
   if (t.size <= kOnePassMembers) {
-    // Every index of src is a constant after unrolling: the pointers stay in registers.
+    // Every index of src is a constant after unrolling: the pointers stay in registers. Past the
+    // team, this PE's own source: a group's loads are all valid, its values past the team unused.
     const T* src[kOnePassMembers];
     uintptr_t align = reinterpret_cast<uintptr_t>(dest);
 #pragma unroll
@@ -309,20 +312,28 @@ MORI_DEVICE_INLINE void reduceDirect(const TeamDevice& t, T* dest, const T* sour
     using L = Lanes<T>;
     const size_t units = (align % alignof(L)) == 0 ? n / L::kCount : 0;
     for (size_t u = rank; u < units; u += size * kUnits) {
-      L acc[kUnits], v[kUnits];
+      L acc[kUnits];
 #pragma unroll
-      for (int k = 0; k < kUnits; ++k)
-        if (u + k * size < units) acc[k] = reinterpret_cast<const L*>(src[0])[u + k * size];
+      for (int j0 = 0; j0 < kOnePassMembers; j0 += kMembers) {
+        if (j0 < t.size) {
+          L v[kMembers][kUnits];
 #pragma unroll
-      for (int j = 1; j < kOnePassMembers; ++j) {
-        if (j < t.size) {
+          for (int g = 0; g < kMembers; ++g)
 #pragma unroll
-          for (int k = 0; k < kUnits; ++k)
-            if (u + k * size < units) v[k] = reinterpret_cast<const L*>(src[j])[u + k * size];
+            for (int k = 0; k < kUnits; ++k)
+              if (u + k * size < units) v[g][k] = reinterpret_cast<const L*>(src[j0 + g])[u + k * size];
 #pragma unroll
-          for (int k = 0; k < kUnits; ++k)
+          for (int g = 0; g < kMembers; ++g) {
+            if (j0 + g == 0) {
 #pragma unroll
-            for (int l = 0; l < L::kCount; ++l) acc[k].v[l] = combineOp(acc[k].v[l], v[k].v[l]);
+              for (int k = 0; k < kUnits; ++k) acc[k] = v[g][k];
+            } else if (j0 + g < t.size) {
+#pragma unroll
+              for (int k = 0; k < kUnits; ++k)
+#pragma unroll
+                for (int l = 0; l < L::kCount; ++l) acc[k].v[l] = combineOp(acc[k].v[l], v[g][k].v[l]);
+            }
+          }
         }
       }
 #pragma unroll
@@ -376,7 +387,7 @@ MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source
   for (int j = 0; j < t.size && allP2p; ++j) allP2p = mori_shmem_ptr(source, t.worldPe(j)) != nullptr;
 
   if (allP2p && !overlap) {
-    reduceDirect<kOneThread<S> ? kReduceUnitsOneThread : kReduceUnits>(
+    reduceDirect<kOneThread<S> ? kReduceUnitsOneThread : kReduceUnits, kOneThread<S> ? kReduceMembersOneThread : 1>(
         t, dest, source, n, combineOp, static_cast<size_t>(S::rank()), static_cast<size_t>(S::size()));
     syncRelease<S>(t);
     return;
