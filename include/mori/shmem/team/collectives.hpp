@@ -284,7 +284,12 @@ struct alignas(sizeof(T) >= 4 ? 16 : 4 * sizeof(T)) Lanes {
 // Units per member that a thread of the direct-load path loads before it combines them:
 // loads in flight are what a thread-scope reduction is bound by (one H200, 2 PEs: 256 KiB of int
 // took 6.3 ms with one 4-byte load per member in flight, NVSHMEM 5.8 ms). One thread alone
-// (thread scope) loads its units of kReduceMembersOneThread members at once.
+// (thread scope) loads its units of kReduceMembersOneThread members at once, where it loaded 4
+// units of one member at a time: 4 PEs, float 1 and 16 KiB 65.5 -> 59.0 and 889 -> 797 us
+// (NVSHMEM 55.3, 763); 2 PEs, 16 and 256 KiB 345 -> 303 and 5448 -> 4795 (NVSHMEM 449, 5746). A
+// wave or block keeps one member at a time: in the grouped loop (one member per group), a wave's
+// 16 KiB took 75 -> 88 us at 4 PEs, 32 -> 44 at 2
+// (bench/results/2026-12-03T0920Z_h200x1_mps_thread_reduction_member_groups.json).
 constexpr int kReduceUnits = 2;
 constexpr int kReduceUnitsOneThread = 2;
 constexpr int kReduceMembersOneThread = 4;
@@ -311,34 +316,58 @@ MORI_DEVICE_INLINE void reduceDirect(const TeamDevice& t, T* dest, const T* sour
     }
     using L = Lanes<T>;
     const size_t units = (align % alignof(L)) == 0 ? n / L::kCount : 0;
-    for (size_t u = rank; u < units; u += size * kUnits) {
-      L acc[kUnits];
+    if constexpr (kMembers == 1) {
+      for (size_t u = rank; u < units; u += size * kUnits) {
+        L acc[kUnits], v[kUnits];
 #pragma unroll
-      for (int j0 = 0; j0 < kOnePassMembers; j0 += kMembers) {
-        if (j0 < t.size) {
-          L v[kMembers][kUnits];
+        for (int k = 0; k < kUnits; ++k)
+          if (u + k * size < units) acc[k] = reinterpret_cast<const L*>(src[0])[u + k * size];
 #pragma unroll
-          for (int g = 0; g < kMembers; ++g)
+        for (int j = 1; j < kOnePassMembers; ++j) {
+          if (j < t.size) {
 #pragma unroll
             for (int k = 0; k < kUnits; ++k)
-              if (u + k * size < units) v[g][k] = reinterpret_cast<const L*>(src[j0 + g])[u + k * size];
+              if (u + k * size < units) v[k] = reinterpret_cast<const L*>(src[j])[u + k * size];
 #pragma unroll
-          for (int g = 0; g < kMembers; ++g) {
-            if (j0 + g == 0) {
+            for (int k = 0; k < kUnits; ++k)
 #pragma unroll
-              for (int k = 0; k < kUnits; ++k) acc[k] = v[g][k];
-            } else if (j0 + g < t.size) {
+              for (int l = 0; l < L::kCount; ++l) acc[k].v[l] = combineOp(acc[k].v[l], v[k].v[l]);
+          }
+        }
+#pragma unroll
+        for (int k = 0; k < kUnits; ++k)
+          if (u + k * size < units) reinterpret_cast<L*>(dest)[u + k * size] = acc[k];
+      }
+    } else {
+      for (size_t u = rank; u < units; u += size * kUnits) {
+        L acc[kUnits];
+#pragma unroll
+        for (int j0 = 0; j0 < kOnePassMembers; j0 += kMembers) {
+          if (j0 < t.size) {
+            L v[kMembers][kUnits];
+#pragma unroll
+            for (int g = 0; g < kMembers; ++g)
 #pragma unroll
               for (int k = 0; k < kUnits; ++k)
+                if (u + k * size < units) v[g][k] = reinterpret_cast<const L*>(src[j0 + g])[u + k * size];
 #pragma unroll
-                for (int l = 0; l < L::kCount; ++l) acc[k].v[l] = combineOp(acc[k].v[l], v[g][k].v[l]);
+            for (int g = 0; g < kMembers; ++g) {
+              if (j0 + g == 0) {
+#pragma unroll
+                for (int k = 0; k < kUnits; ++k) acc[k] = v[g][k];
+              } else if (j0 + g < t.size) {
+#pragma unroll
+                for (int k = 0; k < kUnits; ++k)
+#pragma unroll
+                  for (int l = 0; l < L::kCount; ++l) acc[k].v[l] = combineOp(acc[k].v[l], v[g][k].v[l]);
+              }
             }
           }
         }
-      }
 #pragma unroll
-      for (int k = 0; k < kUnits; ++k)
-        if (u + k * size < units) reinterpret_cast<L*>(dest)[u + k * size] = acc[k];
+        for (int k = 0; k < kUnits; ++k)
+          if (u + k * size < units) reinterpret_cast<L*>(dest)[u + k * size] = acc[k];
+      }
     }
     for (size_t i = units * L::kCount + rank; i < n; i += size) {
       T acc = src[0][i];
