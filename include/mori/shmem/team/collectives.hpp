@@ -284,12 +284,10 @@ struct alignas(sizeof(T) >= 4 ? 16 : 4 * sizeof(T)) Lanes {
 // Units per member that a thread of the direct-load path loads before it combines them:
 // loads in flight are what a thread-scope reduction is bound by (one H200, 2 PEs: 256 KiB of int
 // took 6.3 ms with one 4-byte load per member in flight, NVSHMEM 5.8 ms). One thread alone
-// (thread scope) loads its units of kReduceMembersOneThread members at once, where it loaded 4
-// units of one member at a time: 4 PEs, float 1 and 16 KiB 65.5 -> 59.0 and 889 -> 797 us
-// (NVSHMEM 55.3, 763); 2 PEs, 16 and 256 KiB 345 -> 303 and 5448 -> 4795 (NVSHMEM 449, 5746). A
-// wave or block keeps one member at a time: in the grouped loop (one member per group), a wave's
-// 16 KiB took 75 -> 88 us at 4 PEs, 32 -> 44 at 2
-// (bench/results/2026-12-03T0920Z_h200x1_mps_thread_reduction_member_groups.json).
+// (thread scope) loads its units of kReduceMembersOneThread members at once: 4 PEs, float 16 KiB
+// 889 us with 4 units of one member at a time, 797 this way (NVSHMEM 763); a wave or block keeps
+// its one-member loop, which the grouped one slowed (a wave's 16 KiB 75 -> 88 us;
+// bench/results/2026-12-03T0920Z_h200x1_mps_thread_reduction_member_groups.json).
 constexpr int kReduceUnits = 2;
 constexpr int kReduceUnitsOneThread = 2;
 constexpr int kReduceMembersOneThread = 4;
