@@ -131,10 +131,13 @@ function(mori_gpu_sources)
   endif()
 endfunction()
 
-# Test sources without device code (not marked by mori_gpu_sources() in this folder): on AMD,
-# hipcc compiles them as C++, as the host compiler does on NVIDIA, instead of as HIP for the host
-# and once more for every GPU target (test_env.cpp: 2.3 instead of 6.5 CPU seconds). The
-# offloading flags every source gets are unused there, which clang would report. A folder that
+# hipcc's options for a source of host code only: compile it as C++, as the host compiler does on
+# NVIDIA, instead of as HIP for the host and once more for every GPU target; the offloading flags
+# every source gets are unused there, which clang would report.
+set(MORI_AMD_HOST_CXX_OPTIONS -xc++ -Wno-unused-command-line-argument)
+
+# Test sources without device code (not marked by mori_gpu_sources() in this folder) take
+# MORI_AMD_HOST_CXX_OPTIONS on AMD (test_env.cpp: 2.3 instead of 6.5 CPU seconds). A folder that
 # sets MORI_TEST_SOURCES_AS_HIP keeps them HIP (the SDMA tests: issue 25 asks for both targets).
 function(mori_test_host_sources)
   if(NOT MORI_GPU_PLATFORM STREQUAL "amd" OR MORI_TEST_SOURCES_AS_HIP)
@@ -143,18 +146,16 @@ function(mori_test_host_sources)
   foreach(_src IN LISTS ARGN)
     get_source_file_property(_gpu ${_src} MORI_GPU_SOURCE)
     if(_src MATCHES "\\.(cpp|cc|cxx)$" AND NOT _gpu)
-      set_property(SOURCE ${_src} APPEND PROPERTY COMPILE_OPTIONS -xc++ -Wno-unused-command-line-argument)
+      set_property(SOURCE ${_src} APPEND PROPERTY COMPILE_OPTIONS ${MORI_AMD_HOST_CXX_OPTIONS})
     endif()
   endforeach()
 endfunction()
 
-# A target of host code only (the runtime's host objects): on AMD, hipcc compiles its sources as
-# C++, as the host compiler does on NVIDIA, instead of as HIP for the host and once more for every
-# GPU target; the offloading flags are unused there.
+# A target of host code only (the runtime's host objects): its C++ sources take
+# MORI_AMD_HOST_CXX_OPTIONS on AMD.
 function(mori_host_only target)
   if(MORI_GPU_PLATFORM STREQUAL "amd")
-    target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:-xc++>"
-                                             "$<$<COMPILE_LANGUAGE:CXX>:-Wno-unused-command-line-argument>")
+    target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${MORI_AMD_HOST_CXX_OPTIONS}>")
   endif()
 endfunction()
 
