@@ -393,7 +393,7 @@ MORI_DEVICE_INLINE void reduceDirect(const TeamDevice& t, T* dest, const T* sour
 template <class S, typename T, class F>
 MORI_DEVICE_NOINLINE void llReduceApart(const TeamDevice t, T* dest, const T* source, size_t n, F combineOp) {
   const LlCall c = llReduceSend<S>(t, source, n * sizeof(T));
-  withFixedOp<T>(t.handle, combineOp, [&](auto op) { llCombine<S>(t, c, dest, source, n, op); });
+  withFixedOp<T>(t.handle, combineOp, [&](auto op) { llCombine<S, kLlInFlight<S>>(t, c, dest, source, n, op); });
   llEnd<S>(t, c);
 }
 

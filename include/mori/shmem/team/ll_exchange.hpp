@@ -98,11 +98,27 @@ MORI_DEVICE_INLINE uint32_t llWholeWords(const void* p, uint32_t bytes) {
 }
 
 // Loads per thread and pass in flight before their use: pairs of words (llReceive), 16-byte
-// source units or words (llWrite), units (llReduce). 4 for a thread or a wave, 2 for a block (128
-// threads or more). The LL paths run in the device library (shmem/device/team_general.cpp),
-// within its register cap of 64.
+// source units or words (llWrite), units (llReduce). 4 for one thread; 1 for a block; for a wave, 1
+// up to kLlWaveFewBytes per member and 4 above (llWithInFlight). The LL paths run in the device
+// library (shmem/device/team_general.cpp) within its register cap of 64, where every unit in
+// flight is more unrolled code and live registers. 4 PEs on one H200, against 2 for a block and 4
+// for a wave: a wave's fcollect of 32 B per member 4.66 -> 3.65 us (NVSHMEM 4.51), its float
+// reduction of 4 B 5.57 -> 4.31, a block's fcollect of 32 B per member 3.69 -> 3.35
+// (bench/results/2026-12-03T1221Z_h200x1_mps_ll_in_flight_by_size.json); one unit for a wave's
+// larger calls too took its fcollect of 2 KiB per member from 6.34 to 9.88 us (more passes;
+// bench/results/2026-12-03T1136Z_h200x1_mps_ll_in_flight.json).
 template <class S>
-constexpr int kLlInFlight = std::is_same_v<S, Block> ? 2 : 4;
+constexpr int kLlInFlight = std::is_same_v<S, Block> ? 1 : 4;
+constexpr uint32_t kLlWaveFewBytes = 256;
+
+// Calls body(std::integral_constant<int, units in flight>) for an LL call of `bytes` per member.
+template <class S, class F>
+MORI_DEVICE_INLINE void llWithInFlight(uint32_t bytes, F&& body) {
+  if constexpr (std::is_same_v<S, Warp>) {
+    if (bytes <= kLlWaveFewBytes) return body(std::integral_constant<int, 1>{});
+  }
+  body(std::integral_constant<int, kLlInFlight<S>>{});
+}
 
 MORI_DEVICE_INLINE void llStore(uint64_t* p, uint64_t v) { *reinterpret_cast<volatile uint64_t*>(p) = v; }
 MORI_DEVICE_INLINE uint64_t llLoad(const uint64_t* p) {
@@ -344,7 +360,7 @@ MORI_DEVICE_INLINE void llEnd(const TeamDevice& t, const LlCall& c) {
 // non-roots). Load/store peers directly; the others by a put of the words packed into this PE's
 // own region (the same words for every peer) or, for alltoall, into the scratch's region for that
 // peer.
-template <class S>
+template <class S, int kIf>
 MORI_DEVICE_INLINE void llSend(const TeamDevice& t, const LlCall& c, LlOp op, const void* source, uint32_t bytes,
                                int root) {
   const uint32_t rank = static_cast<uint32_t>(S::rank()), step = static_cast<uint32_t>(S::size());
@@ -357,7 +373,7 @@ MORI_DEVICE_INLINE void llSend(const TeamDevice& t, const LlCall& c, LlOp op, co
     const int j = (t.myIndex + k) % t.size, pe = t.worldPe(j);
     const uint8_t* payload = !sends ? nullptr : op == LlOp::Alltoall ? src + static_cast<uint32_t>(j) * bytes : src;
     if (uint64_t* remote = static_cast<uint64_t*>(mori_shmem_ptr(mine, pe))) {
-      llWrite<kLlInFlight<S>>(remote, payload, bytes, sendWords, c.tag, rank, step);
+      llWrite<kIf>(remote, payload, bytes, sendWords, c.tag, rank, step);
       continue;
     }
     uint64_t* staged = mine;
@@ -366,7 +382,7 @@ MORI_DEVICE_INLINE void llSend(const TeamDevice& t, const LlCall& c, LlOp op, co
       packed = false;
     }
     if (!packed) {
-      llWrite<kLlInFlight<S>>(staged, payload, bytes, sendWords, c.tag, rank, step);
+      llWrite<kIf>(staged, payload, bytes, sendWords, c.tag, rank, step);
       S::sync();  // every word is in place before any thread's part of the put reads it
       packed = true;
     }
@@ -377,12 +393,11 @@ MORI_DEVICE_INLINE void llSend(const TeamDevice& t, const LlCall& c, LlOp op, co
 // The LL form of broadcast (dest <- root's source), fcollect (dest block j <- member j's
 // source) and alltoall (dest block j <- member j's source block <my index>), blocks of `bytes`;
 // llApplies(bytes, t.size, <S is Thread>) on every member. `root` is read for broadcasts only.
-template <class S>
-MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, const void* source, size_t bytesIn,
-                                   int root) {
-  const uint32_t bytes = static_cast<uint32_t>(bytesIn);  // at most kLlMaxBytesGroup
+template <class S, int kIf>
+MORI_DEVICE_INLINE void llExchangeIn(const TeamDevice& t, LlOp op, void* dest, const void* source, uint32_t bytes,
+                                     int root) {
   const LlCall c = llBegin<S>(t, bytes);
-  llSend<S>(t, c, op, source, bytes, root);
+  llSend<S, kIf>(t, c, op, source, bytes, root);
 
   // This PE's own part of dest, then the others' words.
   const uint32_t rank = static_cast<uint32_t>(S::rank()), step = static_cast<uint32_t>(S::size());
@@ -390,8 +405,8 @@ MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, con
   uint8_t* out = static_cast<uint8_t*>(dest);
   const uint32_t myBlock = static_cast<uint32_t>(t.myIndex) * bytes;
   if (op != LlOp::Broadcast || root == t.myIndex)
-    llCopy<kLlInFlight<S>>(op == LlOp::Broadcast ? out : out + myBlock, op == LlOp::Alltoall ? src + myBlock : src,
-                           bytes, rank, step);
+    llCopy<kIf>(op == LlOp::Broadcast ? out : out + myBlock, op == LlOp::Alltoall ? src + myBlock : src, bytes, rank,
+                step);
   // The others' regions, their first loads in flight together where that costs no extra pass
   // (one region at a time, each region's first poll was one more load's wait per member: 4 PEs on
   // one H200, a block's fcollect of 32 B per member 4.43 -> 3.41 us, NVSHMEM 2.70; a wave's of
@@ -405,7 +420,7 @@ MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, con
   const uint32_t words = static_cast<uint32_t>(llWords(bytes));
   const uint32_t others = static_cast<uint32_t>(t.size - 1);
   const auto passes = [](uint32_t w, uint32_t threads) {
-    const uint32_t perPass = threads * static_cast<uint32_t>(kLlInFlight<S>) * 2;  // words
+    const uint32_t perPass = threads * static_cast<uint32_t>(kIf) * 2;  // words
     return (w + perPass - 1) / perPass;
   };
   if (op == LlOp::Broadcast) {
@@ -416,17 +431,17 @@ MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, con
     if (together) {
       const uint32_t dataLanes = step - arrivals;  // arrival word i: thread dataLanes + i
       if (rank < dataLanes) {
-        if (fromRoot) llReceive<kLlInFlight<S>>(c.region(root), words, c.tag, out, bytes, rank, dataLanes);
+        if (fromRoot) llReceive<kIf>(c.region(root), words, c.tag, out, bytes, rank, dataLanes);
       } else {
-        llReceive<kLlInFlight<S>>(c.region(llNthOther(rank - dataLanes, t.myIndex, root)), 1, c.tag, nullptr, 0, 0, 1);
+        llReceive<kIf>(c.region(llNthOther(rank - dataLanes, t.myIndex, root)), 1, c.tag, nullptr, 0, 0, 1);
       }
     } else {
       for (int k = 1; k < t.size; ++k) {
         const int j = (t.myIndex + t.size - k) % t.size;
         if (j == root)
-          llReceive<kLlInFlight<S>>(c.region(j), words, c.tag, out, bytes, rank, step);
+          llReceive<kIf>(c.region(j), words, c.tag, out, bytes, rank, step);
         else
-          llReceive<kLlInFlight<S>>(c.region(j), 1, c.tag, nullptr, 0, rank, step);  // arrival only
+          llReceive<kIf>(c.region(j), 1, c.tag, nullptr, 0, rank, step);  // arrival only
       }
     }
   } else {
@@ -434,17 +449,23 @@ MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, con
     if (groups > 1 && (others + groups - 1) / groups * passes(words, lanes) < others * passes(words, step)) {
       for (uint32_t k = rank / lanes; k < others && rank / lanes < groups; k += groups) {
         const int j = (t.myIndex + t.size - 1 - static_cast<int>(k)) % t.size;
-        llReceive<kLlInFlight<S>>(c.region(j), words, c.tag, out + static_cast<uint32_t>(j) * bytes, bytes,
-                                  rank % lanes, lanes);
+        llReceive<kIf>(c.region(j), words, c.tag, out + static_cast<uint32_t>(j) * bytes, bytes, rank % lanes, lanes);
       }
     } else {
       for (int k = 1; k < t.size; ++k) {
         const int j = (t.myIndex + t.size - k) % t.size;
-        llReceive<kLlInFlight<S>>(c.region(j), words, c.tag, out + static_cast<uint32_t>(j) * bytes, bytes, rank, step);
+        llReceive<kIf>(c.region(j), words, c.tag, out + static_cast<uint32_t>(j) * bytes, bytes, rank, step);
       }
     }
   }
   llEnd<S>(t, c);  // dest is complete
+}
+template <class S>
+MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, const void* source, size_t bytesIn,
+                                   int root) {
+  const uint32_t bytes = static_cast<uint32_t>(bytesIn);  // at most kLlMaxBytesGroup
+  llWithInFlight<S>(
+      bytes, [&](auto inFlight) { llExchangeIn<S, decltype(inFlight)::value>(t, op, dest, source, bytes, root); });
 }
 
 // The LL form of a reduction (collectives.hpp: reduceWith) of n elements of T, n * sizeof(T)
@@ -452,20 +473,19 @@ MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, con
 // source as an fcollect does (llReduceSend); each then combines, for its elements, its own
 // source's values and the others' words in team order (llCombine) and ends the call (llEnd). A
 // unit is a word's 4 data bytes (kE elements of up to 4 bytes) or two words (one 8-byte element);
-// each thread keeps kLlInFlight<S> units per member in flight.
-template <class S>
+// each thread keeps kIf units per member in flight (llWithInFlight).
+template <class S, int kIf = kLlInFlight<S>>
 MORI_DEVICE_INLINE LlCall llReduceSend(const TeamDevice& t, const void* source, size_t bytesIn) {
   const uint32_t bytes = static_cast<uint32_t>(bytesIn);  // at most kLlMaxBytesGroup
   const LlCall c = llBegin<S>(t, bytes);
-  llSend<S>(t, c, LlOp::Fcollect, source, bytes, 0);
+  llSend<S, kIf>(t, c, LlOp::Fcollect, source, bytes, 0);
   S::sync();  // every thread's part of the sends has read source before dest (maybe source) changes
   return c;
 }
-template <class S, typename T, class F>
+template <class S, int kIf, typename T, class F>
 MORI_DEVICE_INLINE void llCombine(const TeamDevice& t, const LlCall& c, T* dest, const T* source, size_t nIn,
                                   F combineOp) {
   constexpr uint32_t kE = sizeof(T) >= 4 ? 1 : 4 / sizeof(T), kW = sizeof(T) == 8 ? 2 : 1;
-  constexpr int kIf = kLlInFlight<S>;
   using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
   static_assert(kE * sizeof(T) == sizeof(Bits), "a unit is one word's data bytes or two words'");
   const uint32_t n = static_cast<uint32_t>(nIn);
@@ -538,9 +558,11 @@ MORI_DEVICE_INLINE void llCombine(const TeamDevice& t, const LlCall& c, T* dest,
 }
 template <class S, typename T, class F>
 MORI_DEVICE_INLINE void llReduce(const TeamDevice& t, T* dest, const T* source, size_t n, F combineOp) {
-  const LlCall c = llReduceSend<S>(t, source, n * sizeof(T));
-  llCombine<S>(t, c, dest, source, n, combineOp);
-  llEnd<S>(t, c);
+  llWithInFlight<S>(static_cast<uint32_t>(n * sizeof(T)), [&](auto inFlight) {
+    const LlCall c = llReduceSend<S, decltype(inFlight)::value>(t, source, n * sizeof(T));
+    llCombine<S, decltype(inFlight)::value>(t, c, dest, source, n, combineOp);
+    llEnd<S>(t, c);
+  });
 }
 
 }  // namespace mori::shmem::team
