@@ -1,6 +1,10 @@
 #!/bin/bash
 # Device runs of the fifteenth session (2026-12-03), on nvidia-h200 (ONE H200: the PEs share the
 # GPU under CUDA MPS; no figure here is an interconnect figure).
+# The experimental trees are e3e7498 with one patch of this folder applied (patch -p1):
+# .snapP 2026-12-03_s15_P2_ll_profile.patch (P ran its subset without the LLSEND timing), the
+# variant of V1/V2 2026-12-03_s15_V_ll_send_batch.patch, .snapU1 2026-12-03_s15_U1_ll_one_unit.patch,
+# .snapU2 2026-12-03_s15_U2_ll_out_of_line.patch; .snap2 is e3e7498 itself.
 #   P: where a one-step (LL) collective's time goes. .snapP is HEAD (e3e7498) with thread 0 of
 #      llExchange reading clock64 between its phases (begin: scope sync and the call count; send;
 #      own block copied; receive; end: scope sync and count stored; "between": from the end of
