@@ -100,13 +100,11 @@ MORI_DEVICE_INLINE uint32_t llWholeWords(const void* p, uint32_t bytes) {
 // Loads per thread and pass in flight before their use: pairs of words (llReceive), 16-byte
 // source units or words (llWrite), units (llReduce). 4 for one thread; 1 for a block; for a wave, 1
 // up to kLlWaveFewBytes per member and 4 above (llWithInFlight). The LL paths run in the device
-// library (shmem/device/team_general.cpp) within its register cap of 64, where every unit in
-// flight is more unrolled code and live registers. 4 PEs on one H200, against 2 for a block and 4
-// for a wave: a wave's fcollect of 32 B per member 4.66 -> 3.65 us (NVSHMEM 4.51), its float
-// reduction of 4 B 5.57 -> 4.31, a block's fcollect of 32 B per member 3.69 -> 3.35
-// (bench/results/2026-12-03T1221Z_h200x1_mps_ll_in_flight_by_size.json); one unit for a wave's
-// larger calls too took its fcollect of 2 KiB per member from 6.34 to 9.88 us (more passes;
-// bench/results/2026-12-03T1136Z_h200x1_mps_ll_in_flight.json).
+// library (shmem/device/team_general.cpp) within its register cap of 64, where each unit in
+// flight is more unrolled code and live registers: one unit took a wave's fcollect of 32 B per
+// member from 4.66 to 3.65 us at 4 PEs on one H200
+// (bench/results/2026-12-03T1221Z_h200x1_mps_ll_in_flight_by_size.json), and its 2 KiB per member,
+// which takes more passes, from 6.34 to 9.88 (bench/results/2026-12-03T1136Z_h200x1_mps_ll_in_flight.json).
 template <class S>
 constexpr int kLlInFlight = std::is_same_v<S, Block> ? 1 : 4;
 constexpr uint32_t kLlWaveFewBytes = 256;
