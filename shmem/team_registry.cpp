@@ -44,7 +44,7 @@ Registry* Registry::get(const char* call) {
 
 Registry::~Registry() {
   for (Entry& e : entries_)
-    if (e.membersDev) (void)hipFree(e.membersDev);
+    if (e.arraysDev) (void)hipFree(e.arraysDev);
   if (tableDev_) (void)hipFree(tableDev_);
   if (stream_) (void)hipStreamDestroy(stream_);
   // The slot pool lives in the symmetric heap, released with it.
@@ -107,20 +107,28 @@ Status Registry::install(int handle, const std::vector<int>& world, const mori_s
   d.handle = handle;
   d.scratch = static_cast<int32_t>(scratchOffset(rt_.ctx().nPes()));
   d.slot = pool_ + static_cast<size_t>(handle) * slotBytes_;
-  int start = 0, stride = 1;
-  if (asStrided(world, &start, &stride)) {
-    d.start = start;
-    d.stride = stride;
-  } else {
-    MORI_HIP_TRY(hipMalloc(&e.membersDev, world.size() * sizeof(int32_t)), log::kInit);
-    std::vector<int32_t> w(world.begin(), world.end());
-    MORI_HIP_TRY(hipMemcpy(e.membersDev, w.data(), w.size() * sizeof(int32_t), hipMemcpyHostToDevice), log::kInit);
-    d.members = e.membersDev;
-    d.start = world[0];
-    d.stride = 0;
-  }
   if (d.myIndex < 0)
     return MORI_FAIL(Status::Internal, log::kInit, "PE %d: team %d was installed without this PE", me, handle);
+  // The team's device arrays, one allocation: the members' slot windows, then (a set that is no
+  // arithmetic progression) their world PEs.
+  int start = 0, stride = 1;
+  const bool strided = asStrided(world, &start, &stride);
+  const size_t n = world.size(), windowBytes = n * sizeof(uint64_t);
+  std::vector<uint8_t> arrays(windowBytes + (strided ? 0 : n * sizeof(int32_t)));
+  for (size_t j = 0; j < n; ++j) {
+    const uint64_t w = reinterpret_cast<uint64_t>(rt_.mem().peerPointer(d.slot, world[j]));
+    memcpy(arrays.data() + j * sizeof(uint64_t), &w, sizeof(w));
+  }
+  for (size_t j = 0; !strided && j < n; ++j) {
+    const int32_t pe = world[j];
+    memcpy(arrays.data() + windowBytes + j * sizeof(int32_t), &pe, sizeof(pe));
+  }
+  MORI_HIP_TRY(hipMalloc(&e.arraysDev, arrays.size()), log::kInit);
+  MORI_HIP_TRY(hipMemcpy(e.arraysDev, arrays.data(), arrays.size(), hipMemcpyHostToDevice), log::kInit);
+  d.slotWindows = static_cast<const uint64_t*>(e.arraysDev);
+  d.start = strided ? start : world[0];
+  d.stride = strided ? stride : 0;
+  d.members = strided ? nullptr : reinterpret_cast<const int32_t*>(static_cast<uint8_t*>(e.arraysDev) + windowBytes);
   e.live = true;
   return upload(handle);
 }
@@ -278,7 +286,7 @@ Status Registry::destroy(mori_shmem_team_t team) {
   s.kind = kKindSync;
   MORI_TRY(run("mori_shmem_team_destroy", s, nullptr, true));
   Entry& e = entries_[team];
-  if (e.membersDev) (void)hipFree(e.membersDev);
+  if (e.arraysDev) (void)hipFree(e.arraysDev);
   e = Entry{};
   return upload(team);
 }

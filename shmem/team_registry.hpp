@@ -68,7 +68,7 @@ class Registry {
     bool live = false;
     TeamDevice dev{};
     std::vector<int> world;
-    int32_t* membersDev = nullptr;
+    void* arraysDev = nullptr;  // TeamDevice::slotWindows and ::members
     mori_shmem_team_config_t config{};
     uint64_t splits = 0;  // splits made from this team (the exchange's sequence number)
   };

@@ -48,6 +48,15 @@ void expectDeviceAgrees(mori_shmem_team_t team) {
   EXPECT_EQ(h[4], n);
   EXPECT_EQ(h[5], first);
   EXPECT_EQ(h[6], 1);
+  // The members' slot windows the one-step sends use: what mori_shmem_ptr says for each member.
+  const mori_shmem_team_device_t value = mori_shmem_team_get_device(team);
+  std::vector<uint64_t> windows(static_cast<size_t>(n));
+  HIP_OK(hipMemcpy(windows.data(), value.slotWindows, windows.size() * sizeof(uint64_t), hipMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i)
+    EXPECT_EQ(windows[static_cast<size_t>(i)],
+              reinterpret_cast<uint64_t>(
+                  mori_shmem_ptr(value.slot, mori_shmem_team_translate_pe(team, i, MORI_SHMEM_TEAM_WORLD))))
+        << "team " << team << " member " << i;
 }
 
 TEST(Team, Predefined) {

@@ -355,9 +355,10 @@ MORI_DEVICE_INLINE void llEnd(const TeamDevice& t, const LlCall& c) {
 
 // Sends this PE's words to every other member: its source (Broadcast from the root, Fcollect),
 // its source's block for that member (Alltoall), or the arrival word alone (a broadcast's
-// non-roots). Load/store peers directly; the others by a put of the words packed into this PE's
-// own region (the same words for every peer) or, for alltoall, into the scratch's region for that
-// peer.
+// non-roots). Load/store peers directly, at their windows in the team's table (one load per peer:
+// mori_shmem_ptr's transport and window lookups were 800-1000 cycles per peer on one H200,
+// bench/results/2026-12-03T1107Z_h200x1_mps_ll_send_profile.json); the others by a put of the words packed into this
+// PE's own region (the same words for every peer) or, for alltoall, into the scratch's region for that peer.
 template <class S, int kIf>
 MORI_DEVICE_INLINE void llSend(const TeamDevice& t, const LlCall& c, LlOp op, const void* source, uint32_t bytes,
                                int root) {
@@ -366,14 +367,16 @@ MORI_DEVICE_INLINE void llSend(const TeamDevice& t, const LlCall& c, LlOp op, co
   const uint32_t sendWords = sends ? static_cast<uint32_t>(llWords(bytes)) : 1u;
   const uint8_t* src = static_cast<const uint8_t*>(source);
   uint64_t* mine = c.region(t.myIndex);
+  const uint64_t mineInSlot = static_cast<uint64_t>(reinterpret_cast<uint8_t*>(mine) - t.slot);
   bool packed = false;
-  for (int k = 1; k < t.size; ++k) {
-    const int j = (t.myIndex + k) % t.size, pe = t.worldPe(j);
+  for (int k = 1, j = t.myIndex; k < t.size; ++k) {
+    if (++j == t.size) j = 0;
     const uint8_t* payload = !sends ? nullptr : op == LlOp::Alltoall ? src + static_cast<uint32_t>(j) * bytes : src;
-    if (uint64_t* remote = static_cast<uint64_t*>(mori_shmem_ptr(mine, pe))) {
-      llWrite<kIf>(remote, payload, bytes, sendWords, c.tag, rank, step);
+    if (const uint64_t window = gpu::loadReadOnly(t.slotWindows + j)) {
+      llWrite<kIf>(reinterpret_cast<uint64_t*>(window + mineInSlot), payload, bytes, sendWords, c.tag, rank, step);
       continue;
     }
+    const int pe = t.worldPe(j);
     uint64_t* staged = mine;
     if (op == LlOp::Alltoall) {
       staged = reinterpret_cast<uint64_t*>(c.scratch + c.halfOffset + static_cast<uint32_t>(j) * c.stride);

@@ -35,10 +35,14 @@ struct TeamDevice {
   int32_t scratch;         // byte offset of the scratch in the slot (scratchOffset(world size))
   const int32_t* members;  // device array of world PEs, or null (strided)
   uint8_t* slot;           // this team's symmetric sync slot (same address on every member)
+  // Device array: member j's slot as this PE addresses it by load/store (mori_shmem_ptr(slot, its
+  // world PE)), 0 where member j has no such mapping (RDMA). The one-step exchange's sends read one
+  // entry per peer (ll_exchange.hpp: llSend).
+  const uint64_t* slotWindows;
 
   MORI_HOST_DEVICE_INLINE int worldPe(int index) const { return members ? members[index] : start + index * stride; }
 };
-static_assert(sizeof(TeamDevice) == 40, "TeamDevice is a kernel argument and a table entry");
+static_assert(sizeof(TeamDevice) == 48, "TeamDevice is a kernel argument and a table entry");
 
 // Sync slot layout (byte offsets). The epochs and the collect count are written by this PE only;
 // flags (dissemination rounds, direct arrivals) are written by peers. Exchange records carry team
