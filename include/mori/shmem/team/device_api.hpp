@@ -38,7 +38,7 @@ MORI_DEVICE_INLINE TeamDevice teamValue(mori_shmem_team_t handle) { return teamO
 MORI_DEVICE_INLINE const TeamDevice& teamValue(const TeamDevice& t) { return t; }
 // The team as the device library's collectives take it: a handle as it is; a value's own (the
 // library reads the team's entry in this PE's table, as for a handle: a call passes one word,
-// where a 40-byte value went through the calling kernel's stack). A value stands for its team
+// where the value itself went through the calling kernel's stack). A value stands for its team
 // while the team lives; a value of no live team (mori_shmem_team_get_device failed) stops here.
 MORI_DEVICE_INLINE int32_t teamHandle(mori_shmem_team_t handle) { return handle; }
 MORI_DEVICE_INLINE int32_t teamHandle(const TeamDevice& t) {
