@@ -4,7 +4,8 @@
 # base); .snapA is a9f8776 (A); .snapAB is A with llExchangeIn declared MORI_DEVICE_NOINLINE
 # instead of MORI_DEVICE_INLINE; C's tree and .snapD are A with
 # 2026-12-03_s16_C_broadcast_arrivals.patch and 2026-12-03_s16_D_broadcast_arrivals_apart.patch
-# of this folder applied (patch -p1).
+# of this folder applied (patch -p1); F's tree (DF's "this tree") is A with
+# 2026-12-03_s16_F_broadcast_arrivals_one_form.patch.
 #   A: the variant (this tree): each team's device value carries a table of its members' slot
 #      windows (mori_shmem_ptr of the slot on each member, 0 for RDMA members), filled at team
 #      creation; the one-step send reads one entry per peer instead of mori_shmem_ptr's transport
@@ -45,7 +46,19 @@
 #      teams larger than the scope), two receive sites where A had four. Built beside A; F's team
 #      suites; the one-step rows at 4 PEs (2 interleaved rounds: A, D, F, F, D, A) and 2 PEs.
 #      Prediction: both keep C's block broadcast of 4 KiB (~2.7 us at 4 PEs); F's smaller code
-#      leaves the wave's rows as A's (+-0.1 us), D's moves them as C's did.
+#      leaves the wave's rows as A's (+-0.1 us), D's moves them as C's did. Then, time allowing,
+#      s11's full 4-PE list and s8's 2-PE list with NVSHMEM beside F.
+#      Result (bench/results/2026-12-03T1405Z_h200x1_mps_broadcast_arrivals_by_scope.json): both
+#      as C on a block (its broadcast of 4 KiB 3.91 -> 3.09 (D) and 2.78 (F)) and faster on one
+#      thread (8 B 2.82 -> 2.57); both slower on a wave (512 B at 4 PEs 2.70 -> 3.05 (D), 3.37
+#      (F); 4 KiB at 2 PEs 2.76 -> 3.5). Neither kept as is.
+#   G: (this tree) F's form for one thread and a block, A's for a wave (if constexpr on the
+#      scope): the PTX of each collective function equals A's (wave) or F's (thread, block), call
+#      sequence numbers aside, so the DF rows stand for it. Built; its team suites; the one-step
+#      rows at 4 and 2 PEs once, as a check of the tree committed.
+#      Prediction: the rows of F for one thread and a block, of A for a wave, within noise.
+#      Result (the same file): as predicted (a block's broadcast of 4 KiB 2.75 us at 4 PEs, a
+#      wave's of 512 B 2.69); team suites 21 of 21. Kept.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -176,7 +189,7 @@ C)
   ;;
 DF)
   build f . test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline \
-    mori_nic_model mori_shmem_bootstrap_mpi mori_shmem_perf &
+    mori_nic_model mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem &
   build d .snapD mori_shmem_bootstrap_mpi mori_shmem_perf &
   build a .snapA mori_shmem_bootstrap_mpi mori_shmem_perf &
   wait
@@ -185,6 +198,8 @@ DF)
   . tools/mps.sh
   mps_start
   mkdir -p /tmp/jobDF
+  nv=../build-f/tools/perf/mori-shmem-perf-nvshmem
+  mv $nv $nv.off
   perfrun() {  # perfrun <tree> <np> <tag>
     CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / $2)) MORI_PERF_LIST=/tmp/s16V$2.list MORI_PERF_NP=$2 \
       MORI_COMMIT=$1 timeout 170 tools/perf/run_benchmarks.sh "$PWD/../build-$1" /tmp/jobDF/$1_np$2_$3 \
@@ -198,7 +213,25 @@ DF)
   perfrun d 4 r2
   perfrun a 4 r2
   for v in a d f; do perfrun $v 2 r1; done
+  mv $nv.off $nv
+  lists
+  [ $SECONDS -lt 420 ] && perfrun f 4 full
+  [ $SECONDS -lt 470 ] && perfrun f 2 full
   (cd /tmp && tar -czf "$OUT/jobDF.tgz" jobDF)
+  mps_stop
+  echo "total $((SECONDS - start)) s"
+  ;;
+G)
+  build g . test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline \
+    mori_nic_model mori_shmem_bootstrap_mpi mori_shmem_perf
+  team_suites g G 100
+  one_step_lists
+  . tools/mps.sh
+  mps_start
+  mkdir -p /tmp/jobV
+  perfrun g 4 r1
+  perfrun g 2 r1
+  (cd /tmp && tar -czf "$OUT/jobG.tgz" jobV)
   mps_stop
   echo "total $((SECONDS - start)) s"
   ;;

@@ -413,9 +413,10 @@ MORI_DEVICE_INLINE void llExchangeIn(const TeamDevice& t, LlOp op, void* dest, c
   // one H200, a block's fcollect of 32 B per member 4.43 -> 3.41 us, NVSHMEM 2.70; a wave's of
   // 2 KiB per member, 3 groups of 10 lanes, 5.77 -> 6.86, so the split is made only where it takes
   // fewer passes; bench/results/2026-12-02T2215Z_h200x1_mps_pct50_collectives_split_and_quick_polls.json):
-  //  - broadcast: the other members' arrival words one thread each, at once with the root's words
-  //    on the remaining threads when that is as many passes over the root's words (else every
-  //    region by every thread, one after another);
+  //  - broadcast: the other members' arrival words one thread each (the scope's last threads),
+  //    at once with the root's words on the remaining threads when that is as many passes over
+  //    the root's words, else after every thread's part of them (a wave: one after another,
+  //    beside the root's region, in team order);
   //  - fcollect, alltoall: groups of `lanes` threads, one region per group at a time, when that is
   //    fewer passes than every thread on one region after another.
   const uint32_t words = static_cast<uint32_t>(llWords(bytes));
@@ -429,21 +430,35 @@ MORI_DEVICE_INLINE void llExchangeIn(const TeamDevice& t, LlOp op, void* dest, c
     const uint32_t arrivals = others - (fromRoot ? 1u : 0u);
     const bool together =
         !kOneThread<S> && step > arrivals && (!fromRoot || passes(words, step - arrivals) == passes(words, step));
-    if (together) {
-      const uint32_t dataLanes = step - arrivals;  // arrival word i: thread dataLanes + i
-      if (rank < dataLanes) {
-        if (fromRoot) llReceive<kIf>(c.region(root), words, c.tag, out, bytes, rank, dataLanes);
+    // A wave keeps the receive order in which the arrival words are waited for one by one in team
+    // order (beside the root's region, unless they go together): the other form below left its
+    // paths unchanged but moved its spills, and its broadcasts of 512 B and 4 KiB became 0.7-0.8
+    // us slower at 4 and 2 PEs on one H200, where one thread's of 8 and 64 B became 0.25-0.45
+    // faster and a block's of 4 KiB 3.91 -> 2.78 at 4 PEs
+    // (bench/results/2026-12-03T1405Z_h200x1_mps_broadcast_arrivals_by_scope.json).
+    if constexpr (std::is_same_v<S, Warp>) {
+      if (together) {
+        const uint32_t dataLanes = step - arrivals;  // arrival word i: thread dataLanes + i
+        if (rank < dataLanes) {
+          if (fromRoot) llReceive<kIf>(c.region(root), words, c.tag, out, bytes, rank, dataLanes);
+        } else {
+          llReceive<kIf>(c.region(llNthOther(rank - dataLanes, t.myIndex, root)), 1, c.tag, nullptr, 0, 0, 1);
+        }
       } else {
-        llReceive<kIf>(c.region(llNthOther(rank - dataLanes, t.myIndex, root)), 1, c.tag, nullptr, 0, 0, 1);
+        for (int k = 1; k < t.size; ++k) {
+          const int j = (t.myIndex + t.size - k) % t.size;
+          if (j == root)
+            llReceive<kIf>(c.region(j), words, c.tag, out, bytes, rank, step);
+          else
+            llReceive<kIf>(c.region(j), 1, c.tag, nullptr, 0, rank, step);  // arrival only
+        }
       }
     } else {
-      for (int k = 1; k < t.size; ++k) {
-        const int j = (t.myIndex + t.size - k) % t.size;
-        if (j == root)
-          llReceive<kIf>(c.region(j), words, c.tag, out, bytes, rank, step);
-        else
-          llReceive<kIf>(c.region(j), 1, c.tag, nullptr, 0, rank, step);  // arrival only
-      }
+      const uint32_t dataLanes = together ? step - arrivals : step;
+      if (fromRoot && rank < dataLanes) llReceive<kIf>(c.region(root), words, c.tag, out, bytes, rank, dataLanes);
+      // Arrival words i = step - 1 - rank, then every step-th after it: after the root's words.
+      for (uint32_t i = step - 1 - rank; i < arrivals; i += step)
+        llReceive<kIf>(c.region(llNthOther(i, t.myIndex, root)), 1, c.tag, nullptr, 0, 0, 1);
     }
   } else {
     const uint32_t groups = others < step ? others : step, lanes = step / (groups ? groups : 1u);
