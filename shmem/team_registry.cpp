@@ -98,6 +98,7 @@ Status Registry::init() {
 Status Registry::install(int handle, const std::vector<int>& world, const mori_shmem_team_config_t& config) {
   Entry& e = entries_[handle];
   const int me = rt_.ctx().myPe();
+  if (e.arraysDev) (void)hipFree(e.arraysDev);  // left by an install that failed after allocating
   e = Entry{};
   e.world = world;
   e.config = config;

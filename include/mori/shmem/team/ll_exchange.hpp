@@ -355,10 +355,11 @@ MORI_DEVICE_INLINE void llEnd(const TeamDevice& t, const LlCall& c) {
 
 // Sends this PE's words to every other member: its source (Broadcast from the root, Fcollect),
 // its source's block for that member (Alltoall), or the arrival word alone (a broadcast's
-// non-roots). Load/store peers directly, at their windows in the team's table (one load per peer:
-// mori_shmem_ptr's transport and window lookups were 800-1000 cycles per peer on one H200,
-// bench/results/2026-12-03T1107Z_h200x1_mps_ll_send_profile.json); the others by a put of the words packed into this
-// PE's own region (the same words for every peer) or, for alltoall, into the scratch's region for that peer.
+// non-roots). Load/store peers directly, at their windows in the team's table (one load per
+// peer: mori_shmem_ptr's transport and window lookups took 800-1000 cycles per peer on one H200,
+// bench/results/2026-12-03T1107Z_h200x1_mps_ll_send_profile.json); the others by a put of the
+// words packed into this PE's own region (the same words for every peer) or, for alltoall, into
+// the scratch's region for that peer.
 template <class S, int kIf>
 MORI_DEVICE_INLINE void llSend(const TeamDevice& t, const LlCall& c, LlOp op, const void* source, uint32_t bytes,
                                int root) {
