@@ -432,10 +432,10 @@ MORI_DEVICE_INLINE void llExchangeIn(const TeamDevice& t, LlOp op, void* dest, c
     const bool together =
         !kOneThread<S> && step > arrivals && (!fromRoot || passes(words, step - arrivals) == passes(words, step));
     // A wave keeps the receive order in which the arrival words are waited for one by one in team
-    // order (beside the root's region, unless they go together): the other form below left its
-    // paths unchanged but moved its spills, and its broadcasts of 512 B and 4 KiB became 0.7-0.8
-    // us slower at 4 and 2 PEs on one H200, where one thread's of 8 and 64 B became 0.25-0.45
-    // faster and a block's of 4 KiB 3.91 -> 2.78 at 4 PEs
+    // order (beside the root's region, unless they go together): the other form below moved its
+    // spills, and on one H200 its broadcasts of 512 B and 4 KiB at 4 PEs became 0.67-0.79 us
+    // slower, its 4 KiB at 2 PEs (a path the form leaves as it was) 2.76 -> 3.50, where one
+    // thread's of 8 and 64 B became 0.25-0.45 faster and a block's of 4 KiB 3.91 -> 2.78 at 4 PEs
     // (bench/results/2026-12-03T1405Z_h200x1_mps_broadcast_arrivals_by_scope.json).
     if constexpr (std::is_same_v<S, Warp>) {
       if (together) {
