@@ -431,11 +431,10 @@ MORI_DEVICE_INLINE void llExchangeIn(const TeamDevice& t, LlOp op, void* dest, c
     const uint32_t arrivals = others - (fromRoot ? 1u : 0u);
     const bool together =
         !kOneThread<S> && step > arrivals && (!fromRoot || passes(words, step - arrivals) == passes(words, step));
-    // A wave keeps the receive order in which the arrival words are waited for one by one in team
-    // order (beside the root's region, unless they go together): the other form below moved its
-    // spills, and on one H200 its broadcasts of 512 B and 4 KiB at 4 PEs became 0.67-0.79 us
-    // slower, its 4 KiB at 2 PEs (a path the form leaves as it was) 2.76 -> 3.50, where one
-    // thread's of 8 and 64 B became 0.25-0.45 faster and a block's of 4 KiB 3.91 -> 2.78 at 4 PEs
+    // A wave waits for the arrival words one by one in team order, beside the root's region
+    // (unless they go together); one thread and a block take the form below. That form moved the
+    // wave function's spills: its broadcast of 4 KiB at 2 PEs, a path the form leaves as it was,
+    // went 2.76 -> 3.50 us on one H200
     // (bench/results/2026-12-03T1405Z_h200x1_mps_broadcast_arrivals_by_scope.json).
     if constexpr (std::is_same_v<S, Warp>) {
       if (together) {
