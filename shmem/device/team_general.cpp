@@ -1,8 +1,9 @@
 // The team collectives' bodies (device library, declared in mori/shmem/impl/device_library.hpp):
 // the device API's data collectives call these, one function per collective and scope, and its
 // reductions one entry per scope, which goes on to the function of the element type; the
-// operation is chosen per element (a uniform switch in a memory-bound loop, as in the host forms'
-// kernels), except in one thread's one-step reduction (collectives.hpp: llReduceApart). Compiled
+// operation is chosen per element in the one-step path of a wave and block and in the staged
+// path, once per call in one thread's one-step path and in the direct-load path (collectives.hpp:
+// withFixedOp). Compiled
 // with a register cap of their own (CMakeLists.txt next to this file). One function per
 // collective: each path's registers and stack are its own, so changing one collective's code does
 // not move another's spills.

@@ -219,10 +219,13 @@ constexpr int kOnePassMembers = 8;
 //    the other half by gets; an in-place result is staged and written after a team sync, so no
 //    member reads a source that is already overwritten.
 // The operation as a value: reduceWith takes an AnyOp (the device library's and the host API's
-// kernels: the operation chosen per call; one uniform switch per element of a memory-bound loop,
-// and a sixth of the kernels to compile); Fixed<O> is the operation of one combine loop, which
-// withFixedOp picks once per call (one thread's one-step reduction). Callers check opApplies<T>
-// first: AnyOp has a case for those operations only.
+// kernels: the operation chosen per call, one switch per element where a loop keeps it); Fixed<O>
+// is the operation of one combine loop, which withFixedOp picks once per call: one thread's
+// one-step reduction and the direct-load path of every scope. There the switch was the loop's
+// time, not the loads (4 PEs on one H200, float: one thread's 1 KiB 60.4 -> 21.8 us, a wave's
+// 16 KiB 78.0 -> 36.7, a block's 256 KiB 80.2 -> 37.4; NVSHMEM 54.5, 86.3, 333;
+// bench/results/2026-12-03T1600Z_h200x1_mps_direct_reduction_fixed_op.json). Callers check
+// opApplies<T> first: AnyOp has a case for those operations only.
 template <Op O>
 struct Fixed {
   template <typename T>
@@ -397,6 +400,15 @@ MORI_DEVICE_NOINLINE void llReduceApart(const TeamDevice t, T* dest, const T* so
   llEnd<S>(t, c);
 }
 
+// The direct-load path of scope S, one function per element type and operation (withFixedOp),
+// out of line: inline, one thread's copies took its reduction functions' spill stores from
+// 400-650 to 1400-2500 bytes (ptxas, sm_90).
+template <class S, typename T, class F>
+MORI_DEVICE_NOINLINE void reduceDirectApart(const TeamDevice t, T* dest, const T* source, size_t n, F combineOp) {
+  reduceDirect<kOneThread<S> ? kReduceUnitsOneThread : kReduceUnits, kOneThread<S> ? kReduceMembersOneThread : 1>(
+      t, dest, source, n, combineOp, static_cast<size_t>(S::rank()), static_cast<size_t>(S::size()));
+}
+
 template <class S, typename T, class F>
 MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source, size_t n, F combineOp) {
   const size_t bytes = n * sizeof(T);
@@ -414,8 +426,7 @@ MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source
   for (int j = 0; j < t.size && allP2p; ++j) allP2p = mori_shmem_ptr(source, t.worldPe(j)) != nullptr;
 
   if (allP2p && !overlap) {
-    reduceDirect<kOneThread<S> ? kReduceUnitsOneThread : kReduceUnits, kOneThread<S> ? kReduceMembersOneThread : 1>(
-        t, dest, source, n, combineOp, static_cast<size_t>(S::rank()), static_cast<size_t>(S::size()));
+    withFixedOp<T>(t.handle, combineOp, [&](auto op) { reduceDirectApart<S>(t, dest, source, n, op); });
     syncRelease<S>(t);
     return;
   }
