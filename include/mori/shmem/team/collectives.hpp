@@ -284,16 +284,14 @@ struct alignas(sizeof(T) >= 4 ? 16 : 4 * sizeof(T)) Lanes {
   static constexpr int kCount = sizeof(T) >= 4 ? 16 / static_cast<int>(sizeof(T)) : 4;
   T v[kCount];
 };
-// Units per member that a thread of the direct-load path loads before it combines them:
-// loads in flight are what a thread-scope reduction is bound by (one H200, 2 PEs: 256 KiB of int
-// took 6.3 ms with one 4-byte load per member in flight, NVSHMEM 5.8 ms). One thread alone
-// (thread scope) loads its units of kReduceMembersOneThread members at once: 4 PEs, float 16 KiB
-// 889 us with 4 units of one member at a time, 797 this way (NVSHMEM 763); a wave or block keeps
-// its one-member loop, which the grouped one slowed (a wave's 16 KiB 75 -> 88 us;
-// bench/results/2026-12-03T0920Z_h200x1_mps_thread_reduction_member_groups.json).
+// Units per member that a thread of the direct-load path loads before it combines them, and the
+// members whose units it loads at once in the device forms (the host's spread kernel, many blocks
+// of threads, loads one member's at a time). Loads in flight are what the path is bound by once
+// the operation is chosen per call: 4 PEs on one H200, float, a wave's 16 KiB 35.0 us one member
+// at a time, 24.3 four at once, a block's 256 KiB 36.2 and 27.2
+// (bench/results/2026-12-03T1600Z_h200x1_mps_direct_reduction_fixed_op.json).
 constexpr int kReduceUnits = 2;
-constexpr int kReduceUnitsOneThread = 2;
-constexpr int kReduceMembersOneThread = 4;
+constexpr int kReduceMembers = 4;
 
 // The direct-load path without the syncs: elements rank, rank + size, ... of [0, n), by direct
 // loads of every member's source (every member P2P-reachable, dest apart from source). The host's
@@ -405,8 +403,8 @@ MORI_DEVICE_NOINLINE void llReduceApart(const TeamDevice t, T* dest, const T* so
 // 400-650 to 1400-2500 bytes (ptxas, sm_90).
 template <class S, typename T, class F>
 MORI_DEVICE_NOINLINE void reduceDirectApart(const TeamDevice t, T* dest, const T* source, size_t n, F combineOp) {
-  reduceDirect<kOneThread<S> ? kReduceUnitsOneThread : kReduceUnits, kOneThread<S> ? kReduceMembersOneThread : 1>(
-      t, dest, source, n, combineOp, static_cast<size_t>(S::rank()), static_cast<size_t>(S::size()));
+  reduceDirect<kReduceUnits, kReduceMembers>(t, dest, source, n, combineOp, static_cast<size_t>(S::rank()),
+                                             static_cast<size_t>(S::size()));
 }
 
 template <class S, typename T, class F>
