@@ -1,8 +1,7 @@
 // How a host stream collective spreads over blocks (shmem/team_kernels.cpp). Small calls run as
-// one kernel of one block, syncs included: their latency is that of one launch. Large ones run as
-// three kernels on the stream: the entry sync (one block), the data movement split over many
-// blocks (no block waits for another, so any number of them may run, resident or not), the exit
-// sync (one block); the kernel boundaries order the three.
+// one kernel of one block, syncs included. Large ones run as two: the entry sync (one block), then
+// the data movement split over many blocks, whose last block to finish runs the exit sync (no
+// block waits for another, so any number of them may run, resident or not).
 // Pure arithmetic, shared by the host (the plan) and the kernels (the slices); tests/host/team.
 #pragma once
 
@@ -13,12 +12,18 @@
 namespace mori::shmem::team {
 
 // One block moves ~38 GB/s over NVLink (one 1024-thread CTA's peer stores on the H200s), so
-// 256 KiB takes it ~7 us, about what the two extra launches of the spread form cost (an estimate,
-// not a measured crossover); past that each block gets about 64 KiB of what lands in this PE.
+// 256 KiB takes it ~7 us, more than the spread form's extra launch costs (an estimate, not a
+// measured crossover; even with no extra launch, a threshold of 64 KiB made 128 KiB calls slower
+// at 4 PEs on one H200: bench/results/2026-12-03T1710Z_h200x1_mps_spread_exit_in_kernel.json);
+// past that each block gets about 64 KiB of what lands in this PE.
 constexpr size_t kSpreadFromBytes = size_t{256} << 10;
 constexpr size_t kSpreadBytesPerBlock = size_t{64} << 10;
-// Threads per block of the spread data-movement kernel.
+// Threads per block of the spread data-movement kernel, and its launch bounds' second argument:
+// on NVIDIA the blocks one multiprocessor holds at least, which keeps the kernel at 64 registers
+// (the exit sync inline took it to 72, one 512-thread block per multiprocessor); HIP reads it as
+// waves per execution unit, where 2 sets no tighter limit than its default.
 constexpr int kSpreadThreads = 512;
+constexpr int kSpreadBlocksPerSm = 2;
 
 // Blocks for a collective that brings `bytesIn` bytes into this PE (broadcast: the bytes;
 // fcollect, alltoall: per-member bytes x members; direct reductions: the members' bytes loaded).

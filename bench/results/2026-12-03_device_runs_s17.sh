@@ -35,12 +35,44 @@
 #      block's 256 KiB direct path halved with the switch gone); V4: a wave's and block's 16 and
 #      256 KiB 10-30% faster (the switch had hidden the loads in flight: grouped members were
 #      slower with it, a wave's 16 KiB 75 -> 88 us).
+#      Result (bench/results/2026-12-03T1600Z_h200x1_mps_direct_reduction_fixed_op.json): V4 as
+#      predicted at 4 PEs (a wave's 16 KiB 35.0 -> 24.3 us), level at 2: kept (720a9c2). V3 0-7%:
+#      not kept. Full lists of c: no reduction row behind NVSHMEM.
+#   T: this tree ("f", then: 720a9c2 + 2026-12-03_s17_T_spread_one_kernel_not_kept.patch; the
+#      host's spread form as one kernel, the first block to start running the entry sync, the last
+#      to finish the exit sync, where it was three kernels) against .snapB2
+#      (720a9c2, the three kernels) and .snapF64 (f with the spread threshold kSpreadFromBytes at
+#      64 KiB instead of 256). f's team suites (V4's too: f holds 720a9c2); stream rows around the
+#      threshold at 4 PEs (b2, f, f64, f, b2, f64) and 2 PEs; then s11's full 4-PE list and s8's
+#      2-PE list with NVSHMEM beside f.
+#      Prediction: the spread rows 2-5 us faster (two launches fewer): at 4 PEs the stream alltoall
+#      and fcollect of 128 KiB per member 23-25 -> 19-21 us (NVSHMEM 22.2-22.5); rows under the
+#      threshold unchanged; f64 faster than f from 64 KiB to the threshold.
+#      Result (bench/results/2026-12-03T1710Z_h200x1_mps_spread_exit_in_kernel.json): f's team
+#      suites hung in test_collectives_np2 (suite timeout): with no MPS thread limit one PE's
+#      waiting blocks (one per multiprocessor at 72 registers) held the SMs that the other PE's
+#      first block needed for its entry. The spread rows as predicted or better (4 PEs, the stream
+#      alltoall of 128 KiB per member 22.4-22.9 -> 17.3-17.6 us) but a 4 MiB bfloat16 reduction
+#      49 -> 63. f64 slower at 128 KiB (14.6 -> 16.2-17.1). Neither kept.
+#   U: this tree ("u": the entry sync stays a kernel of one block; the data kernel's last block to
+#      finish runs the exit sync, so no block waits for another; the data kernels capped at 64
+#      registers, two blocks per multiprocessor) against .snapB2 (720a9c2: three kernels). u's team
+#      suites; T's stream rows at 4 PEs (b2, u, u, b2) and 2 PEs; then s11's full 4-PE list and
+#      s8's 2-PE list with NVSHMEM beside u.
+#      Prediction: the spread rows about half of T's gain (one launch fewer: 4 PEs, the stream
+#      alltoall of 128 KiB per member 22.4-22.9 -> 19.5-20.5 us, NVSHMEM 22.2-22.5); the 4 MiB
+#      bfloat16 reduction at b2's 48-50 us or better; the rows under the threshold unchanged.
+#      Result (bench/results/2026-12-03T1710Z_h200x1_mps_spread_exit_in_kernel.json): suites 21 of
+#      21; 2 PEs better than predicted (the spread rows 17-19 -> 11-12.5 us), 4 PEs 1-3 us lower
+#      (alltoall of 128 KiB per member 23.7-24.5 -> 21.7-22.9), the 4 MiB reduction back at b2's.
+#      Kept.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
 export PATH=/usr/local/cuda/bin:$PATH OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 start=$SECONDS
+i=0
 tests="test_team test_collectives test_nvshmem_compat test_team_device_errors allreduce team_pipeline mori_nic_model"
 build() {  # build <name> <source dir> <targets...>: configures (once) and builds ../build-<name>
   local name=$1 src=$2
@@ -90,6 +122,16 @@ sass() {  # the SASS of team_general.cpp's objects in .snapO (one thread's direc
   command -v cuobjdump > /dev/null || { echo "sass: no cuobjdump"; return; }
   for o in .snapO/*.o; do cuobjdump -sass "$o" > "/tmp/job/$(basename "$o" .o).sass" 2>&1; done
   echo "sass done ($((SECONDS - start)) s)"
+}
+stream_lists() {  # the stream rows around the spread threshold, 4 and 2 PEs
+  for np in 4 2; do
+    { grep -E '^#' tools/perf/standard.list
+      for c in alltoall fcollect; do echo "csx_$c  ${c}_on_stream -b $((8192 * np)) -e $((1048576 * np)) -f 4 -n 100 -w 10"; done
+      echo "csx_bcast     broadcast_on_stream -b 16K -e 4M -f 4 -n 100 -w 10"
+      echo "csx_reduce    reduction_on_stream -d bfloat16 -b 16K -e 4M -f 4 -n 100 -w 10"
+      echo "csx_sync      sync_on_stream -n 300 -w 30"
+    } > /tmp/s17X$np.list
+  done
 }
 case "$phase" in
 R)
@@ -146,6 +188,49 @@ S)
   [ $SECONDS -lt 480 ] && perfrun c 2 full /tmp/s17F2.list
   mps_stop
   (cd /tmp && tar -czf "$OUT/jobS.tgz" job)
+  echo "total $((SECONDS - start)) s"
+  ;;
+T)
+  mkdir -p /tmp/job
+  build f . $tests mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem &
+  build b2 .snapB2 mori_shmem_bootstrap_mpi mori_shmem_perf &
+  build f64 .snapF64 mori_shmem_bootstrap_mpi mori_shmem_perf &
+  wait
+  team_suites f F 100
+  lists
+  stream_lists
+  . tools/mps.sh
+  mps_start
+  nv=../build-f/tools/perf/mori-shmem-perf-nvshmem
+  mv $nv $nv.off
+  for v in b2 f f64 f b2 f64; do perfrun $v 4 x$((++i)) /tmp/s17X4.list; done
+  for v in b2 f f64; do perfrun $v 2 x$((++i)) /tmp/s17X2.list; done
+  mv $nv.off $nv
+  [ $SECONDS -lt 430 ] && perfrun f 4 full /tmp/s17F4.list
+  [ $SECONDS -lt 490 ] && perfrun f 2 full /tmp/s17F2.list
+  mps_stop
+  (cd /tmp && tar -czf "$OUT/jobT.tgz" job)
+  echo "total $((SECONDS - start)) s"
+  ;;
+U)
+  mkdir -p /tmp/job
+  build u . $tests mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem &
+  build b2 .snapB2 mori_shmem_bootstrap_mpi mori_shmem_perf &
+  wait
+  team_suites u U 120
+  lists
+  stream_lists
+  . tools/mps.sh
+  mps_start
+  nv=../build-u/tools/perf/mori-shmem-perf-nvshmem
+  mv $nv $nv.off
+  for v in b2 u u b2; do perfrun $v 4 x$((++i)) /tmp/s17X4.list; done
+  for v in b2 u; do perfrun $v 2 x$((++i)) /tmp/s17X2.list; done
+  mv $nv.off $nv
+  [ $SECONDS -lt 440 ] && perfrun u 4 full /tmp/s17F4.list
+  [ $SECONDS -lt 490 ] && perfrun u 2 full /tmp/s17F2.list
+  mps_stop
+  (cd /tmp && tar -czf "$OUT/jobU.tgz" job)
   echo "total $((SECONDS - start)) s"
   ;;
 esac

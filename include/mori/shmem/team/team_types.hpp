@@ -15,9 +15,8 @@ constexpr int kMaxTeams = 32;
 constexpr int kPredefinedTeams = 3;
 
 // What a collective call does, beside the data collectives' MORI_SHMEM_COLL_* (mori/shmem_team.h):
-// the team sync, the barrier, and the entry and exit syncs of the host's spread form (the push
-// entry before an fcollect's or alltoall's puts, the sync with release around the others' moves
-// and after every one).
+// the team sync, the barrier, and the entry sync of the host's spread form (the push entry before
+// an fcollect's or alltoall's puts, the sync with release before the others' moves).
 constexpr int kKindSync = 0;
 constexpr int kKindBarrier = -1;
 constexpr int kKindSyncRelease = -2;
@@ -52,7 +51,10 @@ static_assert(sizeof(TeamDevice) == 48, "TeamDevice is a kernel argument and a t
 // halves, used by alternate calls.
 constexpr size_t kEpochOffset = 0;
 constexpr size_t kLlEpochOffset = 8;  // the LL exchanges' call count
-constexpr size_t kFlagsOffset = 64;   // 64 rounds of dissemination: any team size
+// The host's spread form's count of finished blocks (32 bits; shmem/team_kernels.cpp: spreadCall),
+// written by this PE's blocks of one kernel and zero between calls.
+constexpr size_t kSpreadOffset = 16;
+constexpr size_t kFlagsOffset = 64;  // 64 rounds of dissemination: any team size
 constexpr int kMaxRounds = 64;
 constexpr size_t kCountOffset = kFlagsOffset + kMaxRounds * 8;  // 576
 // The direct release sync's arrival flags (collectives.hpp: syncRelease), one per member of a
@@ -60,7 +62,8 @@ constexpr size_t kCountOffset = kFlagsOffset + kMaxRounds * 8;  // 576
 constexpr int kDirectSyncMembers = 32;
 constexpr size_t kArrivalOffset = 640;
 constexpr size_t kExchangeOffset = 1024;
-static_assert(kCountOffset + 8 <= kArrivalOffset && kArrivalOffset + kDirectSyncMembers * 8 <= kExchangeOffset,
+static_assert(kSpreadOffset + 4 <= kFlagsOffset && kCountOffset + 8 <= kArrivalOffset &&
+                  kArrivalOffset + kDirectSyncMembers * 8 <= kExchangeOffset,
               "the sync slot's areas do not overlap");
 constexpr size_t kExchangeRecord = 64;
 constexpr size_t kScratchBytes = 64 * 1024;
