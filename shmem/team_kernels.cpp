@@ -60,14 +60,14 @@ hipError_t launchOneBlock(const CollectiveArgs& a, hipStream_t stream) {
 // The spread form's data movement, after its entry sync (a kernel of one block before it, which
 // runs once this PE's earlier work on the stream is done: for fcollect and alltoall (puts) every
 // member has entered, so its dest may be written; for broadcast and reductions (loads) every
-// member's source is ready). Every block moves its slice;
-// the last block to finish runs the exit sync (every put is visible, and no member returns to
-// overwriting its source while another still reads it) and zeroes the team's count of finished
-// blocks for the next call, which the kernel boundary orders after it. No block waits for another:
-// any number of them may run, resident or not, and PEs that share a GPU cannot starve each
-// other's entry (a first block running the entry while the rest of the grid waited for it, on SMs
-// the other PEs' entries needed, hung test_collectives on one H200 under MPS). Calls of one team
-// are ordered (one stream, as every collective of a team), so one count serves them.
+// member's source is ready). Every block moves its slice; the last block to finish runs the exit
+// sync (every put is visible, and no member returns to overwriting its source while another
+// still reads it) and zeroes the team's count of finished blocks for the next call, which the
+// kernel boundary orders after it. No block waits for another: any number of them may run,
+// resident or not, and PEs that share a GPU cannot starve each other's entry (a first block
+// running the entry while the rest of the grid waited for it, on SMs the other PEs' entries
+// needed, hung test_collectives on one H200 under MPS). Calls of one team are ordered (one
+// stream, as every collective of a team), so one count serves them.
 template <class Move>
 MORI_DEVICE_INLINE void spreadCall(const TeamDevice& t, Move&& move) {
   move();
