@@ -5,7 +5,10 @@
 # summary table last. Logs go to $OUT (default ./gpu-suite-out).
 # With fewer NVIDIA GPUs than the suites' largest PE count (4), it starts CUDA MPS for the job
 # (tools/mps.sh; stopped at exit, failures included) so that PEs sharing a GPU run their kernels
-# concurrently; suites that cannot run that way skip, saying why.
+# concurrently; suites that cannot run that way skip, saying why. It sets no MPS thread
+# percentage: each PE may fill the GPU, as a user's job may, so a kernel whose blocks wait for
+# another PE's kernel to get an SM hangs here (a spread collective did, on one H200) rather than
+# passing under the perf runs' per-PE shares.
 #
 #   tools/gpu_suite.sh                  everything
 #   SUITE_TESTS=regex tools/gpu_suite.sh   only matching tests
