@@ -63,8 +63,9 @@
 #      alltoall of 128 KiB per member 22.4-22.9 -> 19.5-20.5 us, NVSHMEM 22.2-22.5); the 4 MiB
 #      bfloat16 reduction at b2's 48-50 us or better; the rows under the threshold unchanged.
 #      Result (bench/results/2026-12-03T1710Z_h200x1_mps_spread_exit_in_kernel.json): suites 21 of
-#      21; 2 PEs better than predicted (the spread rows 17-19 -> 11-12.5 us), 4 PEs 1-3 us lower
-#      (alltoall of 128 KiB per member 23.7-24.5 -> 21.7-22.9), the 4 MiB reduction back at b2's.
+#      21; 2 PEs better than predicted (the spread rows up to 1 MiB 17-19 -> 11-12.8 us), 4 PEs
+#      1-3 us lower (alltoall of 128 KiB per member 23.7-24.5 -> 21.7-22.9), the 4 MiB reduction
+#      back at b2's.
 #      Kept.
 set -uo pipefail
 phase=$1
