@@ -20,10 +20,10 @@ constexpr size_t kSpreadFromBytes = size_t{256} << 10;
 constexpr size_t kSpreadBytesPerBlock = size_t{64} << 10;
 // Threads per block of the spread data-movement kernel, and its launch bounds' second argument:
 // on NVIDIA the blocks one multiprocessor holds at least, which keeps the kernel at 64 registers
-// (with the syncs inline, the one-kernel form's reduction kernel had 72: one 512-thread block per
-// multiprocessor, and a 4 MiB bfloat16 reduction took 63 us instead of 49 at 4 PEs on one H200);
-// hipcc passes it as the minimum waves per execution unit, which a 512-thread block's 8 waves on
-// a compute unit's 4 units already imply.
+// (a one-kernel form with the syncs inline had 72, one 512-thread block per multiprocessor, and
+// took a 4 MiB bfloat16 reduction from 49 to 63 us at 4 PEs on one H200; this form, capped,
+// 47-49); hipcc passes it as the minimum waves per execution unit, which a 512-thread block's 8
+// waves on a compute unit's 4 units already imply.
 constexpr int kSpreadThreads = 512;
 constexpr int kSpreadBlocksPerSm = 2;
 
