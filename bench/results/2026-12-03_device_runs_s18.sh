@@ -1,9 +1,12 @@
 #!/bin/bash
 # Device runs of the eighteenth session (2026-12-03), on nvidia-h200 (ONE H200: the PEs share the
 # GPU under CUDA MPS; no figure here is an interconnect figure). Trees: .snapB is cbfdede (the
-# base). .snapW1-3: the base with one change each in collectives.hpp (phase C). Phase A: this tree was "p" (2026-12-03_s18_p_push_arrivals.patch of this folder, on the
-# base) and .snapQ p with push() out of line (MORI_DEVICE_NOINLINE, the team by value). Phase B:
-# this tree is "s", .snapR is "r" (both below).
+# base); "this tree" is the tree each phase ran on, given by a patch of this folder on the base:
+# A, p = 2026-12-03_s18_p_push_arrivals.patch (.snapQ: p with push() MORI_DEVICE_NOINLINE, the
+# team by value); B, s = 2026-12-03_s18_s_push_arrivals_pieces_apart.patch (.snapR: s with
+# `direct` false in push()); C, the base (.snapW1, W2, W3, W13: the base with
+# 2026-12-03_s18_C_<name>_push_loop.patch); D, c = 2026-12-03_s18_D_wave_sync_between_pieces.patch.
+# None was kept: the committed tree is the base's code.
 #   A: the push of fcollect and alltoall (above the one-step sizes) waits for each member's
 #      arrival just before its put, where the base waits for every member first (pushEntry: a
 #      dissemination sync), then puts; the host's spread entry kernel (pushEntry) waits directly
@@ -44,11 +47,27 @@
 #      in the base: W1, the scope syncs between two members' pieces; W2, rank 0 also polls an
 #      arrival flag with an acquire load before the sync (ends at once: p's per-member wait without
 #      waiting); W3, the entry waits directly on every member's arrival flag (p's flags, all
-#      awaited before the first piece). Builds b, w1, w2, w3; the device rows of fcollect and
-#      alltoall at 4 PEs (b w1 w2 w3 w3 w2 w1 b) and 2 PEs (b w1 w2 w3); then w2's team suites.
+#      awaited before the first piece); W13, W1 and W3 together. Builds b, w1, w2, w3, w13; the
+#      device rows of fcollect and alltoall at 4 PEs (b w1 w2 w3 w13 w13 w3 w2 w1 b) and 2 PEs
+#      (b w1 w2 w3 w13); then w13's team suites.
 #      Prediction: W2 reproduces p (a wave's 16 KiB per member ~25% lower, one thread's fcollect
 #      30-40% higher: the acquire empties L1, which held the source for the next member); W1 and
 #      W3 level with the base.
+#      Result (bench/results/2026-12-03T1900Z_h200x1_mps_push_loop_forms.json): not as predicted.
+#      Every variant took a wave's fcollect and alltoall of 16 KiB per member 18-31% lower at 4 PEs
+#      (16.5 -> 11.5-13.6 us, 19.2 -> 13.2-13.5) and 25-34% at 2; every one took one thread's
+#      16 KiB per member 4-7% higher and a block's 0.2-0.9 us higher. The wave's gain comes with any
+#      change to the loop, not with one mechanism; W3's direct entry did not help a block.
+#   D: the base with one change, "c" (this tree): a wave syncs between two members' pieces
+#      (betweenPieces in fcollectPush and alltoallPush; one thread's and a block's functions
+#      compile as in the base: ptxas gives them the same frames and spills). Builds b and c; c's
+#      team suites; the device rows of fcollect and alltoall at 4 PEs (b c c b) and 2 PEs (b c).
+#      Prediction: a wave's 16 KiB per member 16.5 -> 11.5-12.5 us (fcollect) and 19.2 -> 13-14
+#      (alltoall) at 4 PEs, 9.4 -> 6.2-6.6 at 2; one thread's and a block's rows level (+-2%).
+#      Result (bench/results/2026-12-03T1900Z_h200x1_mps_push_loop_forms.json): a wave's rows
+#      where they were (4 PEs, fcollect 16.5 -> 17.1 us, alltoall 19.3 -> 19.0); one thread and a
+#      block level. The wave's gain of C is not the sync. Not kept
+#      (2026-12-03_s18_D_wave_sync_between_pieces.patch).
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -156,8 +175,9 @@ C)
   mkdir -p /tmp/job
   build b .snapB mori_shmem_bootstrap_mpi mori_shmem_perf &
   build w1 .snapW1 mori_shmem_bootstrap_mpi mori_shmem_perf &
-  build w2 .snapW2 $tests mori_shmem_bootstrap_mpi mori_shmem_perf &
+  build w2 .snapW2 mori_shmem_bootstrap_mpi mori_shmem_perf &
   build w3 .snapW3 mori_shmem_bootstrap_mpi mori_shmem_perf &
+  build w13 .snapW13 $tests mori_shmem_bootstrap_mpi mori_shmem_perf &
   wait
   for np in 4 2; do
     { grep -E '^#' tools/perf/standard.list
@@ -168,11 +188,32 @@ C)
   done
   . tools/mps.sh
   mps_start
-  for v in b w1 w2 w3 w3 w2 w1 b; do perfrun $v 4 c$((++i)); done
-  for v in b w1 w2 w3; do perfrun $v 2 c$((++i)); done
+  for v in b w1 w2 w3 w13 w13 w3 w2 w1 b; do perfrun $v 4 c$((++i)); done
+  for v in b w1 w2 w3 w13; do perfrun $v 2 c$((++i)); done
   mps_stop
   (cd /tmp && tar -czf "$OUT/jobC.tgz" job)
-  [ $SECONDS -lt 480 ] && team_suites w2 W2 100
+  [ $SECONDS -lt 480 ] && team_suites w13 W13 100
+  echo "total $((SECONDS - start)) s"
+  ;;
+D)
+  mkdir -p /tmp/job
+  build c . $tests mori_shmem_bootstrap_mpi mori_shmem_perf &
+  build b .snapB mori_shmem_bootstrap_mpi mori_shmem_perf &
+  wait
+  team_suites c C 80
+  for np in 4 2; do
+    { grep -E '^#' tools/perf/standard.list
+      for c in fcollect alltoall; do
+        echo "cdw_$c  ${c}_latency -s all -b $((32 * np)) -e $((65536 * np)) -f 8 -n 50 -w 5"
+      done
+    } > /tmp/s18P$np.list
+  done
+  . tools/mps.sh
+  mps_start
+  for v in b c c b; do perfrun $v 4 d$((++i)); done
+  for v in b c; do perfrun $v 2 d$((++i)); done
+  mps_stop
+  (cd /tmp && tar -czf "$OUT/jobD.tgz" job)
   echo "total $((SECONDS - start)) s"
   ;;
 esac
