@@ -24,7 +24,8 @@
 #      PEs and 2, where the syncs are the same at 2 PEs; one thread's fcollect 38% higher, a
 #      block's 0.6-1.6 us higher. The copy loops compile differently inside each function (ptxas:
 #      spill loads of the functions 980 -> 1100 for one thread's fcollect, 1364 -> 1624 for a
-#      wave's). q worse than p for a block and one thread. The stream spread rows level (the
+#      wave's). q: a block's rows and one thread's alltoall worse than p's, one thread's fcollect
+#      better (95 against 105 us), still worse than the base's. The stream spread rows level (the
 #      entry kernel's direct waits: dropped). Neither kept as is.
 #   B: the device collectives copy each member's piece out of line (pushPieceApart,
 #      MORI_DEVICE_NOINLINE, one function per scope and collective; the host's spread kernel keeps
