@@ -3,10 +3,9 @@
 // reductions one entry per scope, which goes on to the function of the element type; the
 // operation is chosen per element in the one-step path of a wave and block and in the staged
 // path, once per call in one thread's one-step path and in the direct-load path (collectives.hpp:
-// withFixedOp). Compiled
-// with a register cap of their own (CMakeLists.txt next to this file). One function per
-// collective: each path's registers and stack are its own, so changing one collective's code does
-// not move another's spills.
+// withFixedOp). Compiled with a register cap of their own (CMakeLists.txt next to this file). One
+// function per collective: each path's registers and stack are its own, so changing one
+// collective's code does not move another's spills.
 #include "mori/shmem.h"
 #include "shmem/device/general_path.hpp"
 
