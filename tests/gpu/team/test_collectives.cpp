@@ -6,9 +6,10 @@
 // Counts from 1 element to several MiB, odd byte counts, and in-place reductions that span
 // several scratch chunks; host forms small enough for one kernel and large enough to spread over
 // many blocks. Small broadcasts, fcollects and alltoalls (up to kLlMaxBytesThread or
-// kLlMaxBytesGroup per member, by scope) take the one-step LL path, larger ones the pull path:
-// both are covered, and back to back in one kernel (and one stream) with fresh data every call,
-// so that stale words from an earlier call show.
+// kLlMaxBytesGroup per member, by scope) take the one-step LL path, a block's larger fcollects and
+// alltoalls up to kStageHalfBytes for all members the staged path, the rest the push or pull path:
+// each is covered, and back to back in one kernel (and one stream) with fresh data every call, so
+// that stale words from an earlier call show.
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,7 +181,7 @@ void dataAllKinds(const std::vector<size_t>& sizes) {
     }
 }
 
-TEST(Collectives, DataBlockScope) { dataAllKinds<2, false>({1, 7, 4093, (1u << 20) + 3}); }
+TEST(Collectives, DataBlockScope) { dataAllKinds<2, false>({1, 7, 4093, 16383, (1u << 20) + 3}); }
 TEST(Collectives, DataBlockScopeByValue) { dataAllKinds<2, true>({5, 65536}); }
 TEST(Collectives, DataWarpScope) { dataAllKinds<1, false>({1, 33, 70001}); }
 TEST(Collectives, DataThreadScope) { dataAllKinds<0, true>({1, 16, 999, 2000}); }
@@ -226,17 +227,18 @@ TEST(Collectives, LargeOnStream) {
 // the other without a sync between, each on fresh data, sizes changing every call across the LL
 // limits (one-step calls and pull calls alternate: at thread scope kLlMaxBytesThread is LL and a
 // byte more not; at wave and block scope 8192 is LL on teams of 2, 4096 on teams of up to 4, 8200
-// never). Each PE writes its source before each call and checks its dest after it: a word left
-// over from an earlier call (the LL area's half is reused two calls later) or a peer still writing
-// would show as a wrong byte. result[0] counts bad bytes; result[1] keeps the first as
+// never) and a block's staged limits (16384 on teams of up to 4 and 16385 on teams of up to 3;
+// 32768 on teams of 2 only). Each PE writes its source before each call and checks its dest after
+// it: a word left over from an earlier call (the LL and stage areas' halves are reused two calls
+// later) or a peer still writing would show as a wrong byte. result[0] counts bad bytes; result[1] keeps the first as
 // iteration << 40 | kind << 32 | byte index.
-constexpr size_t kB2bMaxBytes = 8200;
-constexpr int kB2bSizeCount = 9;
+constexpr size_t kB2bMaxBytes = 32768;
+constexpr int kB2bSizeCount = 12;
 constexpr int kB2bKinds = 4;
 constexpr int kB2bIters = 2 * kB2bKinds * kB2bSizeCount;  // every (kind, size) pair twice
 
-// Call it's kind is it % 4 and its size the (it + it / 4) % 9-th: the sizes move on every call and
-// each kind meets each size once in 36 calls (5 and 9 are coprime). 0 bytes: the members still
+// Call it's kind is it % 4 and its size the (it + it / 4) % 12-th: the sizes move on every call and
+// each kind meets each size once in 48 calls (5 and 12 are coprime). 0 bytes: the members still
 // wait for each other's arrival (else one could run two calls ahead into a half still being read).
 __host__ __device__ inline size_t b2bBytes(int it) {
   switch ((it + it / kB2bKinds) % kB2bSizeCount) {
@@ -248,6 +250,9 @@ __host__ __device__ inline size_t b2bBytes(int it) {
     case 5: return 1025;
     case 6: return 4096;
     case 7: return 8192;
+    case 8: return 8200;
+    case 9: return 16384;
+    case 10: return 16385;
     default: return kB2bMaxBytes;
   }
 }

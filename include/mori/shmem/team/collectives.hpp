@@ -4,10 +4,12 @@
 // loads through mori_shmem_ptr for reductions where every member is P2P-reachable.
 //
 // Small broadcasts, fcollects, alltoalls and reductions (llApplies) take one step: each member
-// pushes its data with a tag in every word and waits for the others' (ll_exchange.hpp). Larger
-// fcollects and alltoalls push: an entry sync (every member has entered, so its dest may be
-// written), puts of this PE's data into every member's dest, a barrier (every put is complete and
-// visible). Broadcast, collect and the reductions pull: an entry sync (each member's source is
+// pushes its data with a tag in every word and waits for the others' (ll_exchange.hpp). A block's
+// fcollects and alltoalls up to 64 KiB for all members together are staged: puts into every
+// member's stage area, an arrival word each, and a copy into dest by its own PE (stagedExchange).
+// Larger ones, and one thread's or a wave's, push: an entry sync (every member has entered, so its
+// dest may be written), puts of this PE's data into every member's dest, a barrier (every put is
+// complete and visible). Broadcast, collect and the reductions pull: an entry sync (each member's source is
 // ready), the moves, an exit sync (no member overwrites its source while another still reads it).
 // No central PE: each PE moves its share itself, starting with its successor so that peers' links
 // share the load. One collective at a time per team and PE (the sync slot's epochs and words are
@@ -126,6 +128,63 @@ MORI_DEVICE_INLINE void pushEntry(const TeamDevice& t) {
   sync<S>(t);
 }
 
+// ---- the staged exchange: a block's fcollect and alltoall above the one-step limit -------------
+// Every member puts its data (alltoall: that member's block) into its own region of every other
+// member's stage area (the half of this call's parity: team_types.hpp), completes its puts (a
+// quiet: for RDMA peers the source is then free too), sets its arrival word there to the call's
+// count, copies its own block of dest, waits for every other member's arrival word and copies
+// their regions into its dest. dest is written by its own PE alone, so the call needs no entry
+// sync (the push's costs a round trip before the first put) and no exit sync. A half read in call
+// c is written next in call c + 2, which a member starts only after it saw every member's arrival
+// in call c + 1, sent after that member had finished reading for call c. An arrival word holds the
+// count of its writer's latest call, never lower than the call a reader waits for.
+// Where every member's region fits a half, in teams of up to kStageMembers; a block only, whose
+// copy out of the stage area takes 4 or fewer vectors per thread and member.
+template <class S>
+constexpr bool kStagedScope = std::is_same_v<S, Block>;
+MORI_HOST_DEVICE_INLINE constexpr bool stagedApplies(size_t bytes, int members) {
+  return members <= kStageMembers && static_cast<size_t>(members) * alignUp(bytes, 16) <= kStageHalfBytes;
+}
+
+template <class S>
+MORI_DEVICE_INLINE void scopeCopyLocal(void* dest, const void* source, size_t bytes) {
+  impl::copyBytes<std::is_same_v<S, Warp>>(dest, source, bytes, S::rank(), S::size());
+}
+
+template <class S, bool kAlltoall>
+MORI_DEVICE_INLINE void stagedExchange(const TeamDevice& t, void* dest, const void* source, size_t bytes) {
+  S::sync();  // the scope's writes of source are done and the previous call's count is stored
+  uint64_t* countWord = reinterpret_cast<uint64_t*>(t.slot + kStageEpochOffset);
+  const uint64_t count = *countWord + 1;
+  uint8_t* area = t.slot + static_cast<uint32_t>(t.scratch) + kStageAfterScratch;
+  uint64_t* arrived = reinterpret_cast<uint64_t*>(area);
+  uint8_t* half = area + kStageArrivalBytes + (count & 1) * kStageHalfBytes;
+  const size_t stride = alignUp(bytes, 16);
+  const char* src = static_cast<const char*>(source);
+  char* out = static_cast<char*>(dest);
+  for (int k = 1; k < t.size; ++k) {
+    const int j = (t.myIndex + k) % t.size;
+    S::putNbi(half + static_cast<size_t>(t.myIndex) * stride, kAlltoall ? src + static_cast<size_t>(j) * bytes : src,
+              bytes, t.worldPe(j));
+  }
+  S::quiet();
+  if (S::rank() == 0)
+    for (int k = 1; k < t.size; ++k)
+      mori_shmem_signal_op(arrived + t.myIndex, count, MORI_SHMEM_SIGNAL_SET, t.worldPe((t.myIndex + k) % t.size));
+  const size_t mine = static_cast<size_t>(t.myIndex) * bytes;
+  scopeCopyLocal<S>(out + mine, kAlltoall ? src + mine : src, bytes);
+  if (S::rank() == 0)
+    for (int k = 1; k < t.size; ++k)
+      mori_shmem_signal_wait_until(arrived + (t.myIndex + t.size - k) % t.size, MORI_SHMEM_CMP_GE, count);
+  S::sync();
+  for (int k = 1; k < t.size; ++k) {
+    const int j = (t.myIndex + t.size - k) % t.size;
+    scopeCopyLocal<S>(out + static_cast<size_t>(j) * bytes, half + static_cast<size_t>(j) * stride, bytes);
+  }
+  S::sync();  // dest is complete and every thread has read the count
+  if (S::rank() == 0) *countWord = count;
+}
+
 // dest <- root's source (bytes), on every member, root included.
 template <class S>
 MORI_DEVICE_INLINE void broadcast(const TeamDevice& t, void* dest, const void* source, size_t bytes, int root) {
@@ -139,6 +198,7 @@ MORI_DEVICE_INLINE void broadcast(const TeamDevice& t, void* dest, const void* s
 template <class S>
 MORI_DEVICE_INLINE void fcollect(const TeamDevice& t, void* dest, const void* source, size_t bytes) {
   if (llApplies(bytes, t.size, kOneThread<S>)) return llExchange<S>(t, LlOp::Fcollect, dest, source, bytes, 0);
+  if (kStagedScope<S> && stagedApplies(bytes, t.size)) return stagedExchange<S, false>(t, dest, source, bytes);
   pushEntry<S>(t);
   fcollectPush<S>(t, dest, source, bytes, 0, bytes);
   barrier<S>(t);
@@ -166,6 +226,7 @@ MORI_DEVICE_INLINE void collect(const TeamDevice& t, void* dest, const void* sou
 template <class S>
 MORI_DEVICE_INLINE void alltoall(const TeamDevice& t, void* dest, const void* source, size_t bytes) {
   if (llApplies(bytes, t.size, kOneThread<S>)) return llExchange<S>(t, LlOp::Alltoall, dest, source, bytes, 0);
+  if (kStagedScope<S> && stagedApplies(bytes, t.size)) return stagedExchange<S, true>(t, dest, source, bytes);
   pushEntry<S>(t);
   alltoallPush<S>(t, dest, source, bytes, 0, bytes);
   barrier<S>(t);

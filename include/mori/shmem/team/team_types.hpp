@@ -48,13 +48,16 @@ static_assert(sizeof(TeamDevice) == 48, "TeamDevice is a kernel argument and a t
 // creation arguments (kExchangeRecord bytes per PE, nPes + 1 records). Scratch stages reductions
 // whose peers are not P2P-reachable and in-place reductions. The LL area, after the scratch,
 // receives the one-step small broadcasts and fcollects (mori/shmem/team/ll_exchange.hpp): two
-// halves, used by alternate calls.
+// halves, used by alternate calls. The stage area, after it, receives the staged fcollects and
+// alltoalls (mori/shmem/team/collectives.hpp): arrival words and two halves of raw data, apart
+// from the LL area, whose readers take any word that carries their tag.
 constexpr size_t kEpochOffset = 0;
 constexpr size_t kLlEpochOffset = 8;  // the LL exchanges' call count
 // The host's spread form's count of finished blocks (32 bits; shmem/team_kernels.cpp: spreadCall),
 // written by this PE's blocks of one kernel and zero between calls.
 constexpr size_t kSpreadOffset = 16;
-constexpr size_t kFlagsOffset = 64;  // 64 rounds of dissemination: any team size
+constexpr size_t kStageEpochOffset = 24;  // the staged exchanges' call count (collectives.hpp: staged)
+constexpr size_t kFlagsOffset = 64;       // 64 rounds of dissemination: any team size
 constexpr int kMaxRounds = 64;
 constexpr size_t kCountOffset = kFlagsOffset + kMaxRounds * 8;  // 576
 // The direct release sync's arrival flags (collectives.hpp: syncRelease), one per member of a
@@ -62,20 +65,27 @@ constexpr size_t kCountOffset = kFlagsOffset + kMaxRounds * 8;  // 576
 constexpr int kDirectSyncMembers = 32;
 constexpr size_t kArrivalOffset = 640;
 constexpr size_t kExchangeOffset = 1024;
-static_assert(kSpreadOffset + 4 <= kFlagsOffset && kCountOffset + 8 <= kArrivalOffset &&
-                  kArrivalOffset + kDirectSyncMembers * 8 <= kExchangeOffset,
+static_assert(kSpreadOffset + 4 <= kStageEpochOffset && kStageEpochOffset + 8 <= kFlagsOffset &&
+                  kCountOffset + 8 <= kArrivalOffset && kArrivalOffset + kDirectSyncMembers * 8 <= kExchangeOffset,
               "the sync slot's areas do not overlap");
 constexpr size_t kExchangeRecord = 64;
 constexpr size_t kScratchBytes = 64 * 1024;
 constexpr size_t kLlHalfBytes = 32 * 1024;
+// The staged exchange's area, after the LL area: an arrival word per member of a team of up to
+// kStageMembers (written by that member), then two halves used by alternate calls.
+constexpr int kStageMembers = 32;
+constexpr size_t kStageArrivalBytes = kStageMembers * 8;
+constexpr size_t kStageHalfBytes = 64 * 1024;
 
 MORI_HOST_DEVICE_INLINE constexpr size_t alignUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
 MORI_HOST_DEVICE_INLINE constexpr size_t scratchOffset(int nPes) {
   return alignUp(kExchangeOffset + kExchangeRecord * (static_cast<size_t>(nPes) + 1), 256);
 }
 MORI_HOST_DEVICE_INLINE constexpr size_t llOffset(int nPes) { return scratchOffset(nPes) + kScratchBytes; }
+// The stage area's offset from the scratch's (TeamDevice::scratch).
+constexpr size_t kStageAfterScratch = kScratchBytes + 2 * kLlHalfBytes;
 MORI_HOST_DEVICE_INLINE constexpr size_t slotBytes(int nPes) {
-  return alignUp(llOffset(nPes) + 2 * kLlHalfBytes, 4096);
+  return alignUp(scratchOffset(nPes) + kStageAfterScratch + kStageArrivalBytes + 2 * kStageHalfBytes, 4096);
 }
 
 }  // namespace mori::shmem::team
