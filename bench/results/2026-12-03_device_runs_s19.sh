@@ -1,8 +1,12 @@
 #!/bin/bash
 # Device runs of the nineteenth session (2026-12-03), on nvidia-h200 (ONE H200: the PEs share the
 # GPU under CUDA MPS; no figure here is an interconnect figure). Trees: .snapB is 9b46b57 (the
-# base); x is this tree; .snapZ is x with stagedExchange MORI_DEVICE_NOINLINE; .snapY is x with a
-# wave staged too (kStagedScope: Block or Warp).
+# base). Phase A: x is b7f788b's tree; .snapZ is x with stagedExchange MORI_DEVICE_NOINLINE; .snapY
+# is x with a wave staged too (kStagedScope: Block or Warp). Phase B: y2 is this tree (a block and
+# a wave staged, the others' regions copied out in one loop, 8 vectors in flight per thread:
+# stagedCopyOut); .snapX2 is y2 with a block only staged; .snapY as in A. Phase C: x2 is this
+# tree (x2 of B, kept); .snapT is x2 with the host forms' spread threshold (shmem/team_spread.hpp:
+# kSpreadFromBytes) at 512 KiB instead of 256.
 #   A: a block's fcollect and alltoall above the one-step limit and up to 64 KiB for all members
 #      together are staged (collectives.hpp: stagedExchange): puts into every member's stage
 #      area, a quiet, an arrival word per member, a copy of the others' regions into dest by its
@@ -87,6 +91,89 @@ A)
     mps_stop
     (cd /tmp && tar -czf "$OUT/jobA.tgz" job)
   fi
+  echo "total $((SECONDS - start)) s"
+  ;;
+B)
+  #    Result of A (bench/results/2026-12-03T2245Z_h200x1_mps_staged_exchange.json): a block's
+  #    rows at 4 PEs level or worse (8 KiB per member 7.85 -> 7.64-7.98 us, 16 KiB 8.2 -> 8.45-8.78;
+  #    NVSHMEM 6.82, 7.92), at 2 PEs 16 KiB per member 4.90 -> 4.34-4.50; z 2-3 us slower; y's wave
+  #    rows of 8-16 KiB per member at 4 PEs 13.6 -> 11.1-11.2 and 16.3 -> 15.1 us (fcollect), its
+  #    one-step rows of a wave 0.2-0.7 us slower. Suites on x: 21/21.
+  #    B: the copy out in one loop over the others' regions (y2, x2), 8 vectors in flight, where x
+  #    and y copied one member's region after another, 4 in flight: 3 dependent passes of a
+  #    256-thread block over 48 KiB at 4 PEs become 2. Builds b, y2, x2, y; the same rows at 4 PEs
+  #    (b y2 x2 y y x2 y2 b) and 2 PEs (b y2 x2 y); y2 beside NVSHMEM; y2's team suites; the
+  #    full 4-PE list of y2 with NVSHMEM.
+  #    Prediction: a block's 8 KiB per member at 4 PEs 7.6-8.0 -> 6.6-7.0 us and 16 KiB 8.5 ->
+  #    7.8-8.1 (NVSHMEM 6.8, 7.9); a wave's 8-16 KiB per member 0.5-1.5 us below y's.
+  mkdir -p /tmp/job
+  build y2 . $tests mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem &
+  build b .snapB mori_shmem_bootstrap_mpi mori_shmem_perf &
+  build x2 .snapX2 mori_shmem_bootstrap_mpi mori_shmem_perf &
+  build y .snapY mori_shmem_bootstrap_mpi mori_shmem_perf &
+  wait
+  for np in 4 2; do
+    { grep -E '^#' tools/perf/standard.list
+      for c in fcollect alltoall; do
+        echo "cds_$c  ${c}_latency -s all -b $((2048 * np)) -e $((65536 * np)) -f 2 -n 100 -w 10"
+        echo "css_$c  ${c}_on_stream -b $((2048 * np)) -e $((65536 * np)) -f 2 -n 100 -w 10"
+      done
+    } > /tmp/s19P$np.list
+  done
+  { grep -E '^#' tools/perf/standard.list
+    sed -n "/^cd_alltoall4 /,/^cs_sync4 /p" bench/results/2026-12-02_device_runs_s11.sh
+  } > /tmp/s19F4.list
+  . tools/mps.sh
+  mps_start
+  nv=../build-y2/tools/perf/mori-shmem-perf-nvshmem
+  mv $nv $nv.off
+  for v in b y2 x2 y y x2 y2 b; do perfrun $v 4 b$((++i)); done
+  for v in b y2 x2 y; do perfrun $v 2 b$((++i)); done
+  mv $nv.off $nv
+  perfrun y2 4 nv
+  perfrun y2 2 nv
+  mps_stop
+  (cd /tmp && tar -czf "$OUT/jobB.tgz" job)
+  team_suites y2 Y2 130
+  if [ $SECONDS -lt 470 ]; then
+    mps_start
+    perfrun y2 4 full /tmp/s19F4.list
+    mps_stop
+    (cd /tmp && tar -czf "$OUT/jobB.tgz" job)
+  fi
+  echo "total $((SECONDS - start)) s"
+  ;;
+C)
+  #    C: the stream collectives at the spread threshold. B's lists showed the stream fcollect and
+  #    alltoall of 64 KiB per member at 4 PEs (256 KiB into each PE, the first spread size) at
+  #    20.4-21.4 us against NVSHMEM's 15.9-17.1, the one-kernel form of 32 KiB per member at
+  #    13.8-14.4. Builds x2, t; the stream broadcast, fcollect, alltoall and bfloat16 reduction of
+  #    64 KiB-2 MiB into each PE at 4 PEs (x2 t t x2) and 2 PEs (x2 t), then x2 beside NVSHMEM.
+  #    Prediction: t's 256 KiB rows 20.4-21.4 -> 16-17.5 us (the block's device fcollect of 64 KiB
+  #    per member takes 11.4 us, plus ~5 us of stream launch and sync), its 512 KiB rows level.
+  mkdir -p /tmp/job
+  build x2 . mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem &
+  build t .snapT mori_shmem_bootstrap_mpi mori_shmem_perf &
+  wait
+  for np in 4 2; do
+    { grep -E '^#' tools/perf/standard.list
+      echo "cst_fcollect  fcollect_on_stream -b 64K -e 2M -f 2 -n 100 -w 10"
+      echo "cst_alltoall  alltoall_on_stream -b 64K -e 2M -f 2 -n 100 -w 10"
+      echo "cst_bcast     broadcast_on_stream -b 64K -e 2M -f 2 -n 100 -w 10"
+      echo "cst_reduce    reduction_on_stream -d bfloat16 -b 16K -e 2M -f 2 -n 100 -w 10"
+    } > /tmp/s19P$np.list
+  done
+  . tools/mps.sh
+  mps_start
+  nv=../build-x2/tools/perf/mori-shmem-perf-nvshmem
+  mv $nv $nv.off
+  for v in x2 t t x2; do perfrun $v 4 c$((++i)); done
+  for v in x2 t; do perfrun $v 2 c$((++i)); done
+  mv $nv.off $nv
+  perfrun x2 4 nv
+  perfrun x2 2 nv
+  mps_stop
+  (cd /tmp && tar -czf "$OUT/jobC.tgz" job)
   echo "total $((SECONDS - start)) s"
   ;;
 esac

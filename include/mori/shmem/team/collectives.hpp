@@ -138,8 +138,11 @@ MORI_DEVICE_INLINE void pushEntry(const TeamDevice& t) {
 // c is written next in call c + 2, which a member starts only after it saw every member's arrival
 // in call c + 1, sent after that member had finished reading for call c. An arrival word holds the
 // count of its writer's latest call, never lower than the call a reader waits for.
-// Where every member's region fits a half, in teams of up to kStageMembers; a block only, whose
-// copy out of the stage area takes 4 or fewer vectors per thread and member.
+// Where every member's region fits a half, in teams of up to kStageMembers; a block only. 4 PEs on
+// one H200, 8 and 16 KiB per member: a block's fcollect 7.9 -> 6.8 and 8.3 -> 7.8 us (NVSHMEM 7.0,
+// 7.9); a wave staged too took its 8 KiB per member 13.6 -> 11.9 but its 16 KiB 16.3 -> 16.5 and
+// its one-step 4 KiB 8.1 -> 8.8 (the wave function's spills grew by half)
+// (bench/results/2026-12-03T2300Z_h200x1_mps_staged_exchange.json).
 template <class S>
 constexpr bool kStagedScope = std::is_same_v<S, Block>;
 MORI_HOST_DEVICE_INLINE constexpr bool stagedApplies(size_t bytes, int members) {
@@ -149,6 +152,41 @@ MORI_HOST_DEVICE_INLINE constexpr bool stagedApplies(size_t bytes, int members) 
 template <class S>
 MORI_DEVICE_INLINE void scopeCopyLocal(void* dest, const void* source, size_t bytes) {
   impl::copyBytes<std::is_same_v<S, Warp>>(dest, source, bytes, S::rank(), S::size());
+}
+
+// The other members' regions of `half` into dest. With dest and `bytes` on 16 bytes the half is
+// laid out as dest is (stride == bytes), and the others' 16-byte units go in one loop, kInFlight
+// loads per thread in flight across members; otherwise one member's region after another. One
+// region after another, 4 vectors in flight, a block's fcollect of 16 KiB per member at 4 PEs took
+// 8.5 us, where the push's took 8.2 (the same file).
+template <class S, int kInFlight = 8>
+MORI_DEVICE_INLINE void stagedCopyOut(const TeamDevice& t, char* out, const uint8_t* half, size_t bytes,
+                                      size_t stride) {
+  if (((reinterpret_cast<uintptr_t>(out) | bytes) & 15) != 0) {
+    for (int k = 1; k < t.size; ++k) {
+      const int j = (t.myIndex + t.size - k) % t.size;
+      scopeCopyLocal<S>(out + static_cast<size_t>(j) * bytes, half + static_cast<size_t>(j) * stride, bytes);
+    }
+    return;
+  }
+  const uint32_t units = static_cast<uint32_t>(bytes / 16), mineFrom = static_cast<uint32_t>(t.myIndex) * units;
+  const uint32_t total = units * static_cast<uint32_t>(t.size - 1);  // at most kStageHalfBytes / 16
+  const uint32_t step = static_cast<uint32_t>(S::size());
+  const auto* from = reinterpret_cast<const impl::Vec16*>(half);
+  auto* to = reinterpret_cast<impl::Vec16*>(out);
+  for (uint32_t i0 = static_cast<uint32_t>(S::rank()); i0 < total; i0 += step * kInFlight) {
+    impl::Vec16 v[kInFlight];
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k) {
+      const uint32_t i = i0 + k * step, u = i < mineFrom ? i : i + units;
+      if (i < total) v[k] = from[u];
+    }
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k) {
+      const uint32_t i = i0 + k * step, u = i < mineFrom ? i : i + units;
+      if (i < total) to[u] = v[k];
+    }
+  }
 }
 
 template <class S, bool kAlltoall>
@@ -177,10 +215,7 @@ MORI_DEVICE_INLINE void stagedExchange(const TeamDevice& t, void* dest, const vo
     for (int k = 1; k < t.size; ++k)
       mori_shmem_signal_wait_until(arrived + (t.myIndex + t.size - k) % t.size, MORI_SHMEM_CMP_GE, count);
   S::sync();
-  for (int k = 1; k < t.size; ++k) {
-    const int j = (t.myIndex + t.size - k) % t.size;
-    scopeCopyLocal<S>(out + static_cast<size_t>(j) * bytes, half + static_cast<size_t>(j) * stride, bytes);
-  }
+  stagedCopyOut<S>(t, out, half, bytes, stride);
   S::sync();  // dest is complete and every thread has read the count
   if (S::rank() == 0) *countWord = count;
 }
