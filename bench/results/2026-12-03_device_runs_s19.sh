@@ -94,7 +94,7 @@ A)
   echo "total $((SECONDS - start)) s"
   ;;
 B)
-  #    Result of A (bench/results/2026-12-03T2245Z_h200x1_mps_staged_exchange.json): a block's
+  #    Result of A (bench/results/2026-12-03T2250Z_h200x1_mps_staged_exchange.json): a block's
   #    rows at 4 PEs level or worse (8 KiB per member 7.85 -> 7.64-7.98 us, 16 KiB 8.2 -> 8.45-8.78;
   #    NVSHMEM 6.82, 7.92), at 2 PEs 16 KiB per member 4.90 -> 4.34-4.50; z 2-3 us slower; y's wave
   #    rows of 8-16 KiB per member at 4 PEs 13.6 -> 11.1-11.2 and 16.3 -> 15.1 us (fcollect), its
@@ -106,6 +106,10 @@ B)
   #    full 4-PE list of y2 with NVSHMEM.
   #    Prediction: a block's 8 KiB per member at 4 PEs 7.6-8.0 -> 6.6-7.0 us and 16 KiB 8.5 ->
   #    7.8-8.1 (NVSHMEM 6.8, 7.9); a wave's 8-16 KiB per member 0.5-1.5 us below y's.
+  #    Result (bench/results/2026-12-03T2250Z_h200x1_mps_staged_exchange.json): a block as
+  #    predicted (fcollect 7.9 -> 6.5-6.9 us and 8.2-8.4 -> 7.7-7.9, alltoall 8.1-8.3 -> 7.0-7.2 and
+  #    8.7 -> 8.1-8.2); a wave not (16 KiB per member 16.3 -> 16.5, its one-step rows 0.4-0.7 us
+  #    slower): x2 kept. y2's team suites 21/21.
   mkdir -p /tmp/job
   build y2 . $tests mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem &
   build b .snapB mori_shmem_bootstrap_mpi mori_shmem_perf &
@@ -151,6 +155,11 @@ C)
   #    64 KiB-2 MiB into each PE at 4 PEs (x2 t t x2) and 2 PEs (x2 t), then x2 beside NVSHMEM.
   #    Prediction: t's 256 KiB rows 20.4-21.4 -> 16-17.5 us (the block's device fcollect of 64 KiB
   #    per member takes 11.4 us, plus ~5 us of stream launch and sync), its 512 KiB rows level.
+  #    Result (bench/results/2026-12-03T2256Z_h200x1_mps_spread_threshold.json): at 4 PEs the data
+  #    collectives of 256 KiB as predicted (fcollect 20.5-20.9 -> 16.3-17.1 us, NVSHMEM 16.1;
+  #    alltoall 20.9-21.8 -> 17.7-17.9, 17.3), but the bfloat16 reduction of 64 KiB at 4 PEs
+  #    24.1-24.9 -> 28.1 and of 128 KiB at 2 PEs 12.8 -> 29.2, the 2-PE fcollect of 256-512 KiB
+  #    0.3-0.7 us higher. Not kept.
   mkdir -p /tmp/job
   build x2 . mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem &
   build t .snapT mori_shmem_bootstrap_mpi mori_shmem_perf &

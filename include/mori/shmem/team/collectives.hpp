@@ -142,7 +142,7 @@ MORI_DEVICE_INLINE void pushEntry(const TeamDevice& t) {
 // one H200, 8 and 16 KiB per member: a block's fcollect 7.9 -> 6.8 and 8.3 -> 7.8 us (NVSHMEM 7.0,
 // 7.9); a wave staged too took its 8 KiB per member 13.6 -> 11.9 but its 16 KiB 16.3 -> 16.5 and
 // its one-step 4 KiB 8.1 -> 8.8 (the wave function's spills grew by half)
-// (bench/results/2026-12-03T2300Z_h200x1_mps_staged_exchange.json).
+// (bench/results/2026-12-03T2250Z_h200x1_mps_staged_exchange.json).
 template <class S>
 constexpr bool kStagedScope = std::is_same_v<S, Block>;
 MORI_HOST_DEVICE_INLINE constexpr bool stagedApplies(size_t bytes, int members) {
