@@ -9,8 +9,9 @@
 // member's stage area, an arrival word each, and a copy into dest by its own PE (stagedExchange).
 // Larger ones, and one thread's or a wave's, push: an entry sync (every member has entered, so its
 // dest may be written), puts of this PE's data into every member's dest, a barrier (every put is
-// complete and visible). Broadcast, collect and the reductions pull: an entry sync (each member's source is
-// ready), the moves, an exit sync (no member overwrites its source while another still reads it).
+// complete and visible). Broadcast, collect and the reductions pull: an entry sync (each member's
+// source is ready), the moves, an exit sync (no member overwrites its source while another still
+// reads it).
 // No central PE: each PE moves its share itself, starting with its successor so that peers' links
 // share the load. One collective at a time per team and PE (the sync slot's epochs and words are
 // per team).
