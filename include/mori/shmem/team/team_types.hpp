@@ -56,7 +56,7 @@ constexpr size_t kLlEpochOffset = 8;  // the LL exchanges' call count
 // The host's spread form's count of finished blocks (32 bits; shmem/team_kernels.cpp: spreadCall),
 // written by this PE's blocks of one kernel and zero between calls.
 constexpr size_t kSpreadOffset = 16;
-constexpr size_t kStageEpochOffset = 24;  // the staged exchanges' call count (collectives.hpp: staged)
+constexpr size_t kStageEpochOffset = 24;  // the staged exchanges' call count (collectives.hpp: stagedExchange)
 constexpr size_t kFlagsOffset = 64;       // 64 rounds of dissemination: any team size
 constexpr int kMaxRounds = 64;
 constexpr size_t kCountOffset = kFlagsOffset + kMaxRounds * 8;  // 576
