@@ -242,5 +242,6 @@ MORI_API int mori_shmemi_collective(int kind, mori_shmem_team_t team, void* dest
   a.dtype = dtype;
   a.op = op;
   a.blocks = collectiveBlocks(r, team, kind, dest, source, bytes, all);
+  a.entryInKernel = a.blocks <= r->residentGrid();
   return code(r->run(call, a, reinterpret_cast<hipStream_t>(stream), blocking != 0));
 }

@@ -57,43 +57,64 @@ hipError_t launchOneBlock(const CollectiveArgs& a, hipStream_t stream) {
   return hipGetLastError();
 }
 
-// The spread form's data movement, after its entry sync (a kernel of one block before it, which
-// runs once this PE's earlier work on the stream is done: for fcollect and alltoall (puts) every
-// member has entered, so its dest may be written; for broadcast and reductions (loads) every
-// member's source is ready). Every block moves its slice; the last block to finish runs the exit
-// sync (every put is visible, and no member returns to overwriting its source while another
-// still reads it) and zeroes the team's count of finished blocks for the next call, which the
-// kernel boundary orders after it. No block waits for another: any number of them may run,
-// resident or not, and PEs that share a GPU cannot starve each other's entry (a first block
-// running the entry while the rest of the grid waited for it, on SMs the other PEs' entries
-// needed, hung test_collectives on one H200 under MPS). Calls of one team are ordered (one
-// stream, as every collective of a team), so one count serves them.
-template <class Move>
-MORI_DEVICE_INLINE void spreadCall(const TeamDevice& t, Move&& move) {
+// The spread form. Its entry sync: for fcollect and alltoall (puts) the push entry, after which
+// every member has entered and its dest may be written; for broadcast and reductions (loads) the
+// release sync, after which every member's source is ready. With a.entryInKernel the first block
+// to start runs it while the others wait for it; the grid is then no larger than
+// team_spread.hpp's spreadGridCap, so that the grids of every PE on this GPU are resident
+// together and each PE's first block runs. Otherwise a one-block kernel ran it before this one
+// (launchCollective) and no block waits for another. Every block moves its slice; the last block
+// to finish runs the exit sync (every put is visible, and no member returns to overwriting its
+// source while another still reads it) and zeroes the team's spread words for the next call
+// (every block has taken its ticket and seen the entry by then; the kernel boundary orders the
+// zeroes before the next call). Calls of one team are ordered (one stream, as every collective of
+// a team), so one set of words serves them.
+template <bool kPush, class Move>
+MORI_DEVICE_INLINE void spreadCall(const CollectiveArgs& a, Move&& move) {
+  const TeamDevice& t = a.team;
+  uint32_t* started = reinterpret_cast<uint32_t*>(t.slot + kSpreadOffset);
+  uint32_t* entered = started + 1;
+  uint32_t* finished = started + 2;
+  __shared__ uint32_t ticket;
+  if (a.entryInKernel) {
+    if (threadIdx.x == 0) ticket = gpu::atomicFetchAdd<gpu::Order::Relaxed, gpu::Scope::Agent>(started, 1u);
+    __syncthreads();
+    if (ticket == 0) {
+      if constexpr (kPush)
+        pushEntry<Block>(t);
+      else
+        syncRelease<Block>(t);
+      if (threadIdx.x == 0) gpu::atomicStore<gpu::Order::Release, gpu::Scope::Agent>(entered, 1u);
+    } else if (threadIdx.x == 0) {
+      impl::waitUntil(impl::states(), entered, impl::Cmp::Ge, 1u);
+    }
+    __syncthreads();
+  }
   move();
-  __shared__ bool last;
   __syncthreads();
   if (threadIdx.x == 0) {
-    uint32_t* finished = reinterpret_cast<uint32_t*>(t.slot + kSpreadOffset);
     gpu::fenceSystem();  // this block's stores, those to peers included, before its count
-    last = gpu::atomicFetchAdd<gpu::Order::AcqRel, gpu::Scope::Agent>(finished, 1u) + 1 == gridDim.x;
-    if (last) *finished = 0;
+    ticket = gpu::atomicFetchAdd<gpu::Order::AcqRel, gpu::Scope::Agent>(finished, 1u);
+    if (ticket + 1 == gridDim.x) *started = *entered = *finished = 0;
   }
   __syncthreads();
-  if (last) syncRelease<Block>(t);
+  if (ticket + 1 == gridDim.x) syncRelease<Block>(t);
 }
 
-// The spread form of broadcast, fcollect and alltoall: block b moves its slice of every piece.
+// The spread form of broadcast, fcollect and alltoall, one kernel per kind: block b moves its
+// slice of every piece.
+template <int kKind>
 __global__ __launch_bounds__(kSpreadThreads, kSpreadBlocksPerSm) void spreadKernel(CollectiveArgs a) {
-  spreadCall(a.team, [&] {
+  constexpr bool kPush = kKind == MORI_SHMEM_COLL_FCOLLECT || kKind == MORI_SHMEM_COLL_ALLTOALL;
+  spreadCall<kPush>(a, [&] {
     size_t lo, hi;
     spreadSlice(a.bytes, static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x), &lo, &hi);
-    switch (a.kind) {
-      case MORI_SHMEM_COLL_BROADCAST: broadcastMove<Block>(a.team, a.dest, a.source, lo, hi, a.root); break;
-      case MORI_SHMEM_COLL_FCOLLECT: fcollectPush<Block>(a.team, a.dest, a.source, a.bytes, lo, hi); break;
-      case MORI_SHMEM_COLL_ALLTOALL: alltoallPush<Block>(a.team, a.dest, a.source, a.bytes, lo, hi); break;
-      default: failKind(a.team.handle, "collective kind", a.kind);
-    }
+    if constexpr (kKind == MORI_SHMEM_COLL_BROADCAST)
+      broadcastMove<Block>(a.team, a.dest, a.source, lo, hi, a.root);
+    else if constexpr (kKind == MORI_SHMEM_COLL_FCOLLECT)
+      fcollectPush<Block>(a.team, a.dest, a.source, a.bytes, lo, hi);
+    else
+      alltoallPush<Block>(a.team, a.dest, a.source, a.bytes, lo, hi);
   });
 }
 
@@ -107,7 +128,7 @@ __global__ __launch_bounds__(kThreads) void reduceKernel(CollectiveArgs a) {
 // The spread form of a direct reduction: the grid strides over the elements.
 template <typename T>
 __global__ __launch_bounds__(kSpreadThreads, kSpreadBlocksPerSm) void reduceSpreadKernel(CollectiveArgs a) {
-  spreadCall(a.team, [&] {
+  spreadCall<false>(a, [&] {
     reduceDirect(a.team, static_cast<T*>(a.dest), static_cast<const T*>(a.source), a.nelems,
                  AnyOp{static_cast<Op>(a.op)}, blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x,
                  gridDim.x * static_cast<size_t>(blockDim.x));
@@ -131,7 +152,7 @@ hipError_t launchReduceTyped(const CollectiveArgs& a, hipStream_t stream) {
 }  // namespace
 
 hipError_t launchCollective(const CollectiveArgs& a, hipStream_t stream) {
-  if (a.blocks > 1) {
+  if (a.blocks > 1 && !a.entryInKernel) {
     CollectiveArgs entry{};
     entry.team = a.team;
     const bool push = a.kind == MORI_SHMEM_COLL_FCOLLECT || a.kind == MORI_SHMEM_COLL_ALLTOALL;
@@ -141,8 +162,38 @@ hipError_t launchCollective(const CollectiveArgs& a, hipStream_t stream) {
   }
   if (a.kind == MORI_SHMEM_COLL_REDUCE) return launchReduceTyped(a, stream);
   if (a.blocks <= 1) return launchOneBlock(a, stream);
-  spreadKernel<<<a.blocks, kSpreadThreads, 0, stream>>>(a);
+  switch (a.kind) {
+    case MORI_SHMEM_COLL_BROADCAST:
+      spreadKernel<MORI_SHMEM_COLL_BROADCAST><<<a.blocks, kSpreadThreads, 0, stream>>>(a);
+      break;
+    case MORI_SHMEM_COLL_FCOLLECT:
+      spreadKernel<MORI_SHMEM_COLL_FCOLLECT><<<a.blocks, kSpreadThreads, 0, stream>>>(a);
+      break;
+    case MORI_SHMEM_COLL_ALLTOALL:
+      spreadKernel<MORI_SHMEM_COLL_ALLTOALL><<<a.blocks, kSpreadThreads, 0, stream>>>(a);
+      break;
+    default: return hipErrorInvalidValue;
+  }
   return hipGetLastError();
+}
+
+hipError_t spreadResidentBlocksPerSm(int* perSm) {
+  int least = 0;
+  const auto fold = [&](const void* kernel) {
+    int n = 0;
+    const hipError_t e = hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kSpreadThreads, 0);
+    if (e == hipSuccess && (least == 0 || n < least)) least = n;
+    return e;
+  };
+  hipError_t e = fold(reinterpret_cast<const void*>(spreadKernel<MORI_SHMEM_COLL_BROADCAST>));
+  if (e == hipSuccess) e = fold(reinterpret_cast<const void*>(spreadKernel<MORI_SHMEM_COLL_FCOLLECT>));
+  if (e == hipSuccess) e = fold(reinterpret_cast<const void*>(spreadKernel<MORI_SHMEM_COLL_ALLTOALL>));
+  for (int dtype = MORI_SHMEM_DTYPE_INT8; e == hipSuccess && dtype <= MORI_SHMEM_DTYPE_BFLOAT16; ++dtype)
+    e = withDtype(dtype, hipErrorInvalidValue, [&](auto* type) {
+      return fold(reinterpret_cast<const void*>(reduceSpreadKernel<std::remove_pointer_t<decltype(type)>>));
+    });
+  *perSm = least;
+  return e;
 }
 
 }  // namespace mori::shmem::team

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "shmem/runtime.hpp"
+#include "shmem/team_spread.hpp"
 #include "src/common/gpu_check.hpp"
 
 namespace mori::shmem {
@@ -75,6 +76,10 @@ Status Registry::init() {
   int device = 0;
   MORI_HIP_TRY(hipGetDevice(&device), log::kInit);
   MORI_HIP_TRY(hipDeviceGetAttribute(&maxBlocks_, hipDeviceAttributeMultiprocessorCount, device), log::kInit);
+  int perSm = 0;
+  if (spreadResidentBlocksPerSm)
+    MORI_TRY(rt_.launch("team init: the spread kernels' occupancy", spreadResidentBlocksPerSm, &perSm));
+  residentGrid_ = spreadResidentGrid(maxBlocks_, perSm, ctx.sharedGpuPes());
 
   const mori_shmem_team_config_t defaults = MORI_SHMEM_TEAM_CONFIG_INITIALIZER;
   std::vector<int> world(static_cast<size_t>(n));

@@ -51,6 +51,8 @@ class Registry {
   const TeamDevice* deviceTable() const { return tableDev_; }
   // Most blocks a spread host collective runs on: the GPU's multiprocessors.
   int maxBlocks() const { return maxBlocks_; }
+  // The largest spread grid that runs its entry sync inside (team_spread.hpp: spreadResidentGrid).
+  int residentGrid() const { return residentGrid_; }
   ~Registry();
 
  private:
@@ -79,6 +81,7 @@ class Registry {
   TeamDevice* tableDev_ = nullptr;
   hipStream_t stream_ = nullptr;
   int maxBlocks_ = 1;
+  int residentGrid_ = 0;
   Entry entries_[kMaxTeams];
 };
 

@@ -1,7 +1,8 @@
 // How a host stream collective spreads over blocks (shmem/team_kernels.cpp). Small calls run as
-// one kernel of one block, syncs included. Large ones run as two: the entry sync (one block), then
-// the data movement split over many blocks, whose last block to finish runs the exit sync (no
-// block waits for another, so any number of them may run, resident or not).
+// one kernel of one block, syncs included. Large ones as one kernel of many blocks: the first
+// block to start runs the entry sync while the others wait for it (a one-block kernel before runs
+// it when the grid is too large for that: spreadResidentGrid), every block moves its slice, the
+// last block to finish runs the exit sync.
 // Pure arithmetic, shared by the host (the plan) and the kernels (the slices); tests/host/team.
 #pragma once
 
@@ -18,20 +19,35 @@ namespace mori::shmem::team {
 // past that each block gets about 64 KiB of what lands in this PE.
 constexpr size_t kSpreadFromBytes = size_t{256} << 10;
 constexpr size_t kSpreadBytesPerBlock = size_t{64} << 10;
-// Threads per block of the spread data-movement kernel, and its launch bounds' second argument:
-// on NVIDIA the blocks one multiprocessor holds at least, which keeps the kernel at 64 registers
-// (a one-kernel form with the syncs inline had 72, one 512-thread block per multiprocessor, and
-// took a 4 MiB bfloat16 reduction from 49 to 63 us at 4 PEs on one H200; this form, capped,
-// 47-49); hipcc passes it as the minimum waves per execution unit, which a 512-thread block's 8
-// waves on a compute unit's 4 units already imply.
+// Threads per block of the spread kernels, and their launch bounds' second argument: on NVIDIA
+// the blocks one multiprocessor holds at least, which keeps the kernels at 64 registers, entry
+// and exit syncs included (without it they took 72, one 512-thread block per multiprocessor, and
+// a 4 MiB bfloat16 reduction 63 us instead of 47-49 at 4 PEs on one H200); hipcc passes it as the
+// minimum waves per execution unit, which a 512-thread block's 8 waves on a compute unit's 4
+// units already imply.
 constexpr int kSpreadThreads = 512;
 constexpr int kSpreadBlocksPerSm = 2;
+
+// The largest spread grid that runs its entry sync in the data kernel (its first block, the others
+// waiting for it): the grids of all `pesOnGpu` PEs that share this GPU, `residentPerSm` blocks per
+// multiprocessor, are then resident at once, since each grid's blocks wait for their PE's entry,
+// which waits for the other PEs' first blocks, which need room to run (uncapped, at one block per
+// SM, this hung test_collectives_np2 with 2 PEs on one H200:
+// bench/results/2026-12-03T1710Z_h200x1_mps_spread_exit_in_kernel.json). A larger grid runs the
+// entry as a one-block kernel before it (~4.5 us more at 4 PEs on one H200, ~1.4 at 2), rather
+// than fewer blocks: 4 PEs on 25% of the GPU each, a bfloat16 reduction of 4 MiB took 47-48 us
+// over 33 blocks and 63.5-63.9 over 16
+// (bench/results/2026-12-04T0020Z_h200x1_mps_spread_entry_in_kernel.json).
+inline int spreadResidentGrid(int sms, int residentPerSm, int pesOnGpu) {
+  if (sms < 1 || residentPerSm < 1 || pesOnGpu < 1) return 0;
+  return static_cast<int>(static_cast<long>(sms) * residentPerSm / pesOnGpu);
+}
 
 // Blocks for a collective that brings `bytesIn` bytes into this PE (broadcast: the bytes;
 // fcollect, alltoall: per-member bytes x members; direct reductions: the members' bytes loaded).
 // `divisible`: the data movement may be split, i.e. every member is P2P-reachable (so no block
 // waits on anything) and, for reductions, the direct-load path applies (the staged one syncs
-// inside); collect never is (its offsets come from the peers). 1 means the one-kernel form.
+// inside); collect never is (its offsets come from the peers). 1 means the one-block form.
 inline int spreadBlocks(size_t bytesIn, bool divisible, int maxBlocks) {
   if (!divisible || maxBlocks <= 1 || bytesIn < kSpreadFromBytes) return 1;
   const size_t want = (bytesIn + kSpreadBytesPerBlock - 1) / kSpreadBytesPerBlock;

@@ -15,8 +15,9 @@ constexpr int kMaxTeams = 32;
 constexpr int kPredefinedTeams = 3;
 
 // What a collective call does, beside the data collectives' MORI_SHMEM_COLL_* (mori/shmem_team.h):
-// the team sync, the barrier, and the entry sync of the host's spread form (the push entry before
-// an fcollect's or alltoall's puts, the sync with release before the others' moves).
+// the team sync, the barrier, and the entry sync of the host's spread form when it runs before the
+// data kernel (the push entry before an fcollect's or alltoall's puts, the sync with release before
+// the others' moves).
 constexpr int kKindSync = 0;
 constexpr int kKindBarrier = -1;
 constexpr int kKindSyncRelease = -2;
@@ -52,12 +53,13 @@ static_assert(sizeof(TeamDevice) == 48, "TeamDevice is a kernel argument and a t
 // alltoalls (mori/shmem/team/collectives.hpp): arrival words and two halves of raw data, apart
 // from the LL area, whose readers take any word that carries their tag.
 constexpr size_t kEpochOffset = 0;
-constexpr size_t kLlEpochOffset = 8;  // the LL exchanges' call count
-// The host's spread form's count of finished blocks (32 bits; shmem/team_kernels.cpp: spreadCall),
-// written by this PE's blocks of one kernel and zero between calls.
-constexpr size_t kSpreadOffset = 16;
+constexpr size_t kLlEpochOffset = 8;      // the LL exchanges' call count
 constexpr size_t kStageEpochOffset = 24;  // the staged exchanges' call count (collectives.hpp: stagedExchange)
-constexpr size_t kFlagsOffset = 64;       // 64 rounds of dissemination: any team size
+// The host's spread form's words (32 bits each; shmem/team_kernels.cpp: spreadCall): blocks
+// started, entry done, blocks finished; written by this PE's blocks of one kernel, zero between
+// calls.
+constexpr size_t kSpreadOffset = 32;
+constexpr size_t kFlagsOffset = 64;  // 64 rounds of dissemination: any team size
 constexpr int kMaxRounds = 64;
 constexpr size_t kCountOffset = kFlagsOffset + kMaxRounds * 8;  // 576
 // The direct release sync's arrival flags (collectives.hpp: syncRelease), one per member of a
@@ -65,7 +67,7 @@ constexpr size_t kCountOffset = kFlagsOffset + kMaxRounds * 8;  // 576
 constexpr int kDirectSyncMembers = 32;
 constexpr size_t kArrivalOffset = 640;
 constexpr size_t kExchangeOffset = 1024;
-static_assert(kSpreadOffset + 4 <= kStageEpochOffset && kStageEpochOffset + 8 <= kFlagsOffset &&
+static_assert(kStageEpochOffset + 8 <= kSpreadOffset && kSpreadOffset + 12 <= kFlagsOffset &&
                   kCountOffset + 8 <= kArrivalOffset && kArrivalOffset + kDirectSyncMembers * 8 <= kExchangeOffset,
               "the sync slot's areas do not overlap");
 constexpr size_t kExchangeRecord = 64;
