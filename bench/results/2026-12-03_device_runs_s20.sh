@@ -1,7 +1,8 @@
 #!/bin/bash
 # Device runs of the twentieth session (2026-12-03), on nvidia-h200 (ONE H200: the PEs share the
 # GPU under CUDA MPS; no figure here is an interconnect figure). Trees: .snapB is 0b2b85d (the
-# base). A: o is this tree. B: .snapO is o (fe52659); h is this tree.
+# base). A: o is this tree then (0b2b85d + 2026-12-04_s20_o_spread_entry_capped_not_kept.patch).
+# B: .snapO is o; h is this tree (0c1dfcf).
 #   A: the host's spread form in one kernel (shmem/team_kernels.cpp: spreadCall): its first block
 #      to start runs the entry sync while the others wait for it, where the base ran the entry as a
 #      one-block kernel before the data kernel; the grid capped so that the grids of all PEs on the
