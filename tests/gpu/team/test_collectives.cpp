@@ -181,7 +181,7 @@ void dataAllKinds(const std::vector<size_t>& sizes) {
     }
 }
 
-TEST(Collectives, DataBlockScope) { dataAllKinds<2, false>({1, 7, 4093, 16383, (1u << 20) + 3}); }
+TEST(Collectives, DataBlockScope) { dataAllKinds<2, false>({1, 7, 4093, 16383, 65536, 65537, (1u << 20) + 3}); }
 TEST(Collectives, DataBlockScopeByValue) { dataAllKinds<2, true>({5, 65536}); }
 TEST(Collectives, DataWarpScope) { dataAllKinds<1, false>({1, 33, 70001}); }
 TEST(Collectives, DataThreadScope) { dataAllKinds<0, true>({1, 16, 999, 2000}); }
@@ -226,9 +226,10 @@ TEST(Collectives, LargeOnStream) {
 // Broadcast (root changing), fcollect, alltoall and a uint8 sum reduction in turn, one call after
 // the other without a sync between, each on fresh data, sizes changing every call across the LL
 // limits (one-step calls and pull calls alternate: at thread scope kLlMaxBytesThread is LL and a
-// byte more not; at wave and block scope 8192 is LL on teams of 2, 4096 on teams of up to 4, 8200
-// never) and a block's staged limits (16384 on teams of up to 4 and 16385 on teams of up to 3;
-// 32768 on teams of 2 only). Each PE writes its source before each call and checks its dest after
+// byte more not; at wave and block scope 8192 is LL on teams of 2 (a broadcast's on any of these
+// teams), 4096 on teams of up to 4, 8200 never) and a block's staged limits (fcollect and alltoall:
+// 16384 on teams of up to 4 and 16385 on teams of up to 3, 32768 on teams of 2 only; broadcast:
+// every size above the one-step limit). Each PE writes its source before each call and checks its dest after
 // it: a word left over from an earlier call (the LL and stage areas' halves are reused two calls
 // later) or a peer still writing would show as a wrong byte. result[0] counts bad bytes; result[1] keeps the first as
 // iteration << 40 | kind << 32 | byte index.

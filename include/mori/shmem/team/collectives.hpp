@@ -5,8 +5,9 @@
 //
 // Small broadcasts, fcollects, alltoalls and reductions (llApplies) take one step: each member
 // pushes its data with a tag in every word and waits for the others' (ll_exchange.hpp). A block's
-// fcollects and alltoalls up to 64 KiB for all members together are staged: puts into every
-// member's stage area, an arrival word each, and a copy into dest by its own PE (stagedExchange).
+// fcollects and alltoalls up to 64 KiB for all members together, and its broadcasts up to
+// kStagedBroadcastMaxBytes, are staged: puts into every member's stage area, an arrival word each,
+// and a copy into dest by its own PE (stagedExchange).
 // Larger ones, and one thread's or a wave's, push: an entry sync (every member has entered, so its
 // dest may be written), puts of this PE's data into every member's dest, a barrier (every put is
 // complete and visible). Broadcast, collect and the reductions pull: an entry sync (each member's
@@ -129,26 +130,38 @@ MORI_DEVICE_INLINE void pushEntry(const TeamDevice& t) {
   sync<S>(t);
 }
 
-// ---- the staged exchange: a block's fcollect and alltoall above the one-step limit -------------
-// Every member puts its data (alltoall: that member's block) into its own region of every other
-// member's stage area (the half of this call's parity: team_types.hpp), completes its puts (a
-// quiet: for RDMA peers the source is then free too), sets its arrival word there to the call's
-// count, copies its own block of dest, waits for every other member's arrival word and copies
-// their regions into its dest. dest is written by its own PE alone, so the call needs no entry
-// sync (the push's costs a round trip before the first put) and no exit sync. A half read in call
-// c is written next in call c + 2, which a member starts only after it saw every member's arrival
-// in call c + 1, sent after that member had finished reading for call c. An arrival word holds the
-// count of its writer's latest call, never lower than the call a reader waits for.
-// Where every member's region fits a half, in teams of up to kStageMembers; a block only. 4 PEs on
-// one H200, 8 and 16 KiB per member: a block's fcollect 7.9 -> 6.8 and 8.3 -> 7.8 us (NVSHMEM 7.0,
-// 7.9); a wave staged too took its 8 KiB per member 13.6 -> 11.9 but its 16 KiB 16.3 -> 16.5 and
-// its one-step 4 KiB 8.1 -> 8.8 (the wave function's spills grew by half)
-// (bench/results/2026-12-03T2250Z_h200x1_mps_staged_exchange.json).
+// ---- the staged exchange: a block's broadcast, fcollect and alltoall above the one-step limit ----
+// Every member puts its data (alltoall: that member's block; broadcast: the root alone, its
+// source) into its own region of every other member's stage area (the half of this call's
+// parity: team_types.hpp; a broadcast's region is the half's start), completes its puts (a quiet:
+// for RDMA peers the source is then free too), sets its arrival word there to the call's count,
+// copies its own block of dest (broadcast: the root its source), waits for every other member's
+// arrival word and copies their regions into its dest. dest is written by its own PE alone, so the
+// call needs no entry sync (the push's costs a round trip before the first put) and no exit sync.
+// A half read in call c is written next in call c + 2, which a member starts only after it saw
+// every member's arrival in call c + 1, sent after that member had finished reading for call c (so
+// a broadcast's other members send their arrival words too). An arrival word holds the count of
+// its writer's latest call, never lower than the call a reader waits for.
+// Where every member's region fits a half (broadcast: the root's, up to kStagedBroadcastMaxBytes),
+// in teams of up to kStageMembers; a block only. 4 PEs on one H200, 8 and 16 KiB per member: a
+// block's fcollect 7.9 -> 6.8 and 8.3 -> 7.8 us (NVSHMEM 7.0, 7.9); a wave staged too took its
+// 8 KiB per member 13.6 -> 11.9 but its 16 KiB 16.3 -> 16.5 and its one-step 4 KiB 8.1 -> 8.8 (the
+// wave function's spills grew by half)
+// (bench/results/2026-12-03T2250Z_h200x1_mps_staged_exchange.json). A block's broadcast of 16 and
+// 32 KiB at 4 PEs: 8.1-8.5 -> 5.9-6.9 us by the pull form (NVSHMEM 6.6, 16.3); the root's puts
+// of 3 x 32 KiB took less than the pull's two syncs, so the limit is the whole half (the stream's
+// 32 KiB: 12.9-13.2 us pulled, 11.4-11.5 staged)
+// (bench/results/2026-12-04T0050Z_h200x1_mps_staged_broadcast.json).
 template <class S>
 constexpr bool kStagedScope = std::is_same_v<S, Block>;
+constexpr size_t kStagedBroadcastMaxBytes = kStageHalfBytes;
 MORI_HOST_DEVICE_INLINE constexpr bool stagedApplies(size_t bytes, int members) {
   return members <= kStageMembers && static_cast<size_t>(members) * alignUp(bytes, 16) <= kStageHalfBytes;
 }
+MORI_HOST_DEVICE_INLINE constexpr bool stagedBroadcastApplies(size_t bytes, int members) {
+  return members <= kStageMembers && bytes <= kStagedBroadcastMaxBytes;
+}
+static_assert(kStagedBroadcastMaxBytes <= kStageHalfBytes, "the root's region fits a half");
 
 template <class S>
 MORI_DEVICE_INLINE void scopeCopyLocal(void* dest, const void* source, size_t bytes) {
@@ -190,8 +203,9 @@ MORI_DEVICE_INLINE void stagedCopyOut(const TeamDevice& t, char* out, const uint
   }
 }
 
-template <class S, bool kAlltoall>
-MORI_DEVICE_INLINE void stagedExchange(const TeamDevice& t, void* dest, const void* source, size_t bytes) {
+// kOp names the exchange (the LL form's names); `root` is read for broadcasts only.
+template <class S, LlOp kOp>
+MORI_DEVICE_INLINE void stagedExchange(const TeamDevice& t, void* dest, const void* source, size_t bytes, int root) {
   S::sync();  // the scope's writes of source are done and the previous call's count is stored
   uint64_t* countWord = reinterpret_cast<uint64_t*>(t.slot + kStageEpochOffset);
   const uint64_t count = *countWord + 1;
@@ -201,22 +215,29 @@ MORI_DEVICE_INLINE void stagedExchange(const TeamDevice& t, void* dest, const vo
   const size_t stride = alignUp(bytes, 16);
   const char* src = static_cast<const char*>(source);
   char* out = static_cast<char*>(dest);
-  for (int k = 1; k < t.size; ++k) {
-    const int j = (t.myIndex + k) % t.size;
-    S::putNbi(half + static_cast<size_t>(t.myIndex) * stride, kAlltoall ? src + static_cast<size_t>(j) * bytes : src,
-              bytes, t.worldPe(j));
+  constexpr bool kBroadcast = kOp == LlOp::Broadcast;
+  if (!kBroadcast || t.myIndex == root) {
+    uint8_t* region = kBroadcast ? half : half + static_cast<size_t>(t.myIndex) * stride;
+    for (int k = 1; k < t.size; ++k) {
+      const int j = (t.myIndex + k) % t.size;
+      S::putNbi(region, kOp == LlOp::Alltoall ? src + static_cast<size_t>(j) * bytes : src, bytes, t.worldPe(j));
+    }
+    S::quiet();
   }
-  S::quiet();
   if (S::rank() == 0)
     for (int k = 1; k < t.size; ++k)
       mori_shmem_signal_op(arrived + t.myIndex, count, MORI_SHMEM_SIGNAL_SET, t.worldPe((t.myIndex + k) % t.size));
-  const size_t mine = static_cast<size_t>(t.myIndex) * bytes;
-  scopeCopyLocal<S>(out + mine, kAlltoall ? src + mine : src, bytes);
+  const size_t mine = kBroadcast ? 0 : static_cast<size_t>(t.myIndex) * bytes;
+  if (!kBroadcast || t.myIndex == root) scopeCopyLocal<S>(out + mine, kOp == LlOp::Alltoall ? src + mine : src, bytes);
   if (S::rank() == 0)
     for (int k = 1; k < t.size; ++k)
       mori_shmem_signal_wait_until(arrived + (t.myIndex + t.size - k) % t.size, MORI_SHMEM_CMP_GE, count);
   S::sync();
-  stagedCopyOut<S>(t, out, half, bytes, stride);
+  if constexpr (kBroadcast) {
+    if (t.myIndex != root) scopeCopyLocal<S>(out, half, bytes);
+  } else {
+    stagedCopyOut<S>(t, out, half, bytes, stride);
+  }
   S::sync();  // dest is complete and every thread has read the count
   if (S::rank() == 0) *countWord = count;
 }
@@ -224,7 +245,10 @@ MORI_DEVICE_INLINE void stagedExchange(const TeamDevice& t, void* dest, const vo
 // dest <- root's source (bytes), on every member, root included.
 template <class S>
 MORI_DEVICE_INLINE void broadcast(const TeamDevice& t, void* dest, const void* source, size_t bytes, int root) {
-  if (llApplies(bytes, t.size, kOneThread<S>)) return llExchange<S>(t, LlOp::Broadcast, dest, source, bytes, root);
+  if (llBroadcastApplies(bytes, t.size, kOneThread<S>))
+    return llExchange<S>(t, LlOp::Broadcast, dest, source, bytes, root);
+  if (kStagedScope<S> && stagedBroadcastApplies(bytes, t.size))
+    return stagedExchange<S, LlOp::Broadcast>(t, dest, source, bytes, root);
   syncRelease<S>(t);
   broadcastMove<S>(t, dest, source, 0, bytes, root);
   syncRelease<S>(t);
@@ -234,7 +258,8 @@ MORI_DEVICE_INLINE void broadcast(const TeamDevice& t, void* dest, const void* s
 template <class S>
 MORI_DEVICE_INLINE void fcollect(const TeamDevice& t, void* dest, const void* source, size_t bytes) {
   if (llApplies(bytes, t.size, kOneThread<S>)) return llExchange<S>(t, LlOp::Fcollect, dest, source, bytes, 0);
-  if (kStagedScope<S> && stagedApplies(bytes, t.size)) return stagedExchange<S, false>(t, dest, source, bytes);
+  if (kStagedScope<S> && stagedApplies(bytes, t.size))
+    return stagedExchange<S, LlOp::Fcollect>(t, dest, source, bytes, 0);
   pushEntry<S>(t);
   fcollectPush<S>(t, dest, source, bytes, 0, bytes);
   barrier<S>(t);
@@ -262,7 +287,8 @@ MORI_DEVICE_INLINE void collect(const TeamDevice& t, void* dest, const void* sou
 template <class S>
 MORI_DEVICE_INLINE void alltoall(const TeamDevice& t, void* dest, const void* source, size_t bytes) {
   if (llApplies(bytes, t.size, kOneThread<S>)) return llExchange<S>(t, LlOp::Alltoall, dest, source, bytes, 0);
-  if (kStagedScope<S> && stagedApplies(bytes, t.size)) return stagedExchange<S, true>(t, dest, source, bytes);
+  if (kStagedScope<S> && stagedApplies(bytes, t.size))
+    return stagedExchange<S, LlOp::Alltoall>(t, dest, source, bytes, 0);
   pushEntry<S>(t);
   alltoallPush<S>(t, dest, source, bytes, 0, bytes);
   barrier<S>(t);

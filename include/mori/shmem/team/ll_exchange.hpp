@@ -6,7 +6,8 @@
 // the pull form (sync, gets, sync) pays two syncs and a remote read.
 //
 // Buffer reuse without a barrier: the area has two halves, used by alternate calls, a region per
-// member in each. Every member writes to every other member in every call (a broadcast's
+// member in each (a broadcast's: one 16-byte slot per member for the arrival words, then the
+// root's region). Every member writes to every other member in every call (a broadcast's
 // non-roots send one arrival word), so no member finishes call e+1 before every member has
 // started it, i.e. finished call e: a writer in call e+2 never overwrites a half that a reader
 // still reads for call e. The reader copies the words out into dest, so in this form dest is
@@ -61,6 +62,19 @@ MORI_HOST_DEVICE_INLINE constexpr bool llApplies(size_t bytes, int members, bool
   return bytes <= (oneThread ? kLlMaxBytesThread : kLlMaxBytesGroup) &&
          static_cast<size_t>(members) * llStride(bytes) <= kLlHalfBytes;
 }
+// The same for a broadcast, whose half holds the root's region and an arrival slot per member (at
+// 4 PEs a block's broadcast of 8 KiB took 7.9 us by the pull form and 5.6 staged, NVSHMEM 4.6, where
+// every member's region of 8 KiB's words did not fit a half:
+// bench/results/2026-12-04T0050Z_h200x1_mps_staged_broadcast.json).
+MORI_HOST_DEVICE_INLINE constexpr bool llBroadcastApplies(size_t bytes, int members, bool oneThread) {
+  return bytes <= (oneThread ? kLlMaxBytesThread : kLlMaxBytesGroup) &&
+         static_cast<size_t>(members) * 16 + llStride(bytes) <= kLlHalfBytes;
+}
+static_assert(llBroadcastApplies(kLlMaxBytesGroup, 1024, false) && !llBroadcastApplies(kLlMaxBytesGroup, 1025, false) &&
+                  !llBroadcastApplies(kLlMaxBytesGroup + 1, 2, false) &&
+                  llBroadcastApplies(kLlMaxBytesThread, 2032, true) &&
+                  !llBroadcastApplies(kLlMaxBytesThread + 1, 2, true),
+              "a broadcast's LL limits: the same bytes, every member's arrival slot beside the root's region");
 static_assert(2 * kLlHalfBytes <= kScratchBytes, "alltoall stages a half's worth of words per parity in the scratch");
 // The call count after `count`: never zero in its low 32 bits (the tag), parity alternating.
 MORI_HOST_DEVICE_INLINE constexpr uint64_t llNextCount(uint64_t count) {
@@ -320,26 +334,29 @@ MORI_DEVICE_INLINE int llNthOther(uint32_t i, int a, int b) {
 }
 
 // One LL call's places: its count (tag = the low 32 bits), the half it uses and each member's
-// region in that half, `stride` bytes apart.
+// region in that half, `stride` bytes apart (a broadcast: 16-byte arrival slots, and the root's
+// region after every member's slot).
 struct LlCall {
   uint64_t count;
-  uint32_t tag, stride, halfOffset;
+  uint32_t tag, stride, halfOffset, rootOffset;
   uint8_t* scratch;
   uint8_t* half;
   MORI_DEVICE_INLINE uint64_t* region(int member) const {
     return reinterpret_cast<uint64_t*>(half + static_cast<uint32_t>(member) * stride);
   }
+  MORI_DEVICE_INLINE uint64_t* rootRegion() const { return reinterpret_cast<uint64_t*>(half + rootOffset); }
 };
 
 // Starts an LL call of `bytes` per member: the scope's writes of source are done and the previous
 // call's count is stored.
 template <class S>
-MORI_DEVICE_INLINE LlCall llBegin(const TeamDevice& t, uint32_t bytes) {
+MORI_DEVICE_INLINE LlCall llBegin(const TeamDevice& t, uint32_t bytes, LlOp op) {
   S::sync();
   LlCall c;
   c.count = llNextCount(*reinterpret_cast<const uint64_t*>(t.slot + kLlEpochOffset));
   c.tag = static_cast<uint32_t>(c.count);
-  c.stride = static_cast<uint32_t>(llStride(bytes));
+  c.stride = op == LlOp::Broadcast ? 16u : static_cast<uint32_t>(llStride(bytes));
+  c.rootOffset = static_cast<uint32_t>(t.size) * 16u;
   c.halfOffset = (c.count & 1) ? static_cast<uint32_t>(kLlHalfBytes) : 0u;
   c.scratch = t.slot + static_cast<uint32_t>(t.scratch);
   c.half = c.scratch + kScratchBytes + c.halfOffset;
@@ -367,7 +384,7 @@ MORI_DEVICE_INLINE void llSend(const TeamDevice& t, const LlCall& c, LlOp op, co
   const bool sends = op != LlOp::Broadcast || root == t.myIndex;
   const uint32_t sendWords = sends ? static_cast<uint32_t>(llWords(bytes)) : 1u;
   const uint8_t* src = static_cast<const uint8_t*>(source);
-  uint64_t* mine = c.region(t.myIndex);
+  uint64_t* mine = op == LlOp::Broadcast && sends ? c.rootRegion() : c.region(t.myIndex);
   const uint64_t mineInSlot = static_cast<uint64_t>(reinterpret_cast<uint8_t*>(mine) - t.slot);
   bool packed = false;
   for (int k = 1, j = t.myIndex; k < t.size; ++k) {
@@ -394,11 +411,12 @@ MORI_DEVICE_INLINE void llSend(const TeamDevice& t, const LlCall& c, LlOp op, co
 
 // The LL form of broadcast (dest <- root's source), fcollect (dest block j <- member j's
 // source) and alltoall (dest block j <- member j's source block <my index>), blocks of `bytes`;
-// llApplies(bytes, t.size, <S is Thread>) on every member. `root` is read for broadcasts only.
+// llApplies (broadcast: llBroadcastApplies)(bytes, t.size, <S is Thread>) on every member. `root`
+// is read for broadcasts only.
 template <class S, int kIf>
 MORI_DEVICE_INLINE void llExchangeIn(const TeamDevice& t, LlOp op, void* dest, const void* source, uint32_t bytes,
                                      int root) {
-  const LlCall c = llBegin<S>(t, bytes);
+  const LlCall c = llBegin<S>(t, bytes, op);
   llSend<S, kIf>(t, c, op, source, bytes, root);
 
   // This PE's own part of dest, then the others' words.
@@ -440,7 +458,7 @@ MORI_DEVICE_INLINE void llExchangeIn(const TeamDevice& t, LlOp op, void* dest, c
       if (together) {
         const uint32_t dataLanes = step - arrivals;  // arrival word i: thread dataLanes + i
         if (rank < dataLanes) {
-          if (fromRoot) llReceive<kIf>(c.region(root), words, c.tag, out, bytes, rank, dataLanes);
+          if (fromRoot) llReceive<kIf>(c.rootRegion(), words, c.tag, out, bytes, rank, dataLanes);
         } else {
           llReceive<kIf>(c.region(llNthOther(rank - dataLanes, t.myIndex, root)), 1, c.tag, nullptr, 0, 0, 1);
         }
@@ -448,14 +466,14 @@ MORI_DEVICE_INLINE void llExchangeIn(const TeamDevice& t, LlOp op, void* dest, c
         for (int k = 1; k < t.size; ++k) {
           const int j = (t.myIndex + t.size - k) % t.size;
           if (j == root)
-            llReceive<kIf>(c.region(j), words, c.tag, out, bytes, rank, step);
+            llReceive<kIf>(c.rootRegion(), words, c.tag, out, bytes, rank, step);
           else
             llReceive<kIf>(c.region(j), 1, c.tag, nullptr, 0, rank, step);  // arrival only
         }
       }
     } else {
       const uint32_t dataLanes = together ? step - arrivals : step;
-      if (fromRoot && rank < dataLanes) llReceive<kIf>(c.region(root), words, c.tag, out, bytes, rank, dataLanes);
+      if (fromRoot && rank < dataLanes) llReceive<kIf>(c.rootRegion(), words, c.tag, out, bytes, rank, dataLanes);
       // Arrival words i = step - 1 - rank, then every step-th after it: after the root's words.
       for (uint32_t i = step - 1 - rank; i < arrivals; i += step)
         llReceive<kIf>(c.region(llNthOther(i, t.myIndex, root)), 1, c.tag, nullptr, 0, 0, 1);
@@ -493,7 +511,7 @@ MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, con
 template <class S, int kIf = kLlInFlight<S>>
 MORI_DEVICE_INLINE LlCall llReduceSend(const TeamDevice& t, const void* source, size_t bytesIn) {
   const uint32_t bytes = static_cast<uint32_t>(bytesIn);  // at most kLlMaxBytesGroup
-  const LlCall c = llBegin<S>(t, bytes);
+  const LlCall c = llBegin<S>(t, bytes, LlOp::Fcollect);
   llSend<S, kIf>(t, c, LlOp::Fcollect, source, bytes, 0);
   S::sync();  // every thread's part of the sends has read source before dest (maybe source) changes
   return c;
