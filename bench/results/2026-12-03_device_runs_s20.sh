@@ -2,7 +2,10 @@
 # Device runs of the twentieth session (2026-12-03), on nvidia-h200 (ONE H200: the PEs share the
 # GPU under CUDA MPS; no figure here is an interconnect figure). Trees: .snapB is 0b2b85d (the
 # base). A: o is this tree then (0b2b85d + 2026-12-04_s20_o_spread_entry_capped_not_kept.patch).
-# B: .snapO is o; h is this tree (0c1dfcf).
+# B: .snapO is o; h is this tree (0c1dfcf). C: .snapH is h's tree (ecb72a3); w is this tree then
+# (ecb72a3 + 2026-12-04_s20_w_one_block_1024_threads_not_kept.patch). D: .snapH as in C; s64 is
+# this tree then (b5d7e7f); .snapS16 is s64 with kStagedBroadcastMaxBytes = 16 KiB. E: .snapS64 is
+# s64; l is this tree.
 #   A: the host's spread form in one kernel (shmem/team_kernels.cpp: spreadCall): its first block
 #      to start runs the entry sync while the others wait for it, where the base ran the entry as a
 #      one-block kernel before the data kernel; the grid capped so that the grids of all PEs on the
@@ -135,6 +138,121 @@ B)
     mps_stop
     (cd /tmp && tar -czf "$OUT/jobB.tgz" job)
   fi
+  echo "total $((SECONDS - start)) s"
+  ;;
+C)
+  #    C: the one-block form of the host's broadcast, fcollect, collect and alltoall with 1024
+  #    threads instead of 256 (w: every size; team_kernels.cpp: launchOneBlockData). Builds h, w;
+  #    the stream broadcast, fcollect and alltoall of 256 B-256 KiB into each PE at 4 PEs
+  #    (h w w h) and 2 PEs (h w); w beside NVSHMEM; w's team suites.
+  #    Prediction: the rows that move data through one block (the push form of 128 KiB, the
+  #    staged 32-64 KiB, broadcast's gets of 16-128 KiB) 0.5-1.5 us lower at 4 PEs (the stream
+  #    alltoall of 128 KiB 14.9-15.2 -> 13.5-14.2, NVSHMEM 14.2-14.4); the one-step rows up to
+  #    8 KiB per member level or up to 0.3 us higher (a sync over 4x the threads); the spread
+  #    rows (256 KiB) unchanged. The threshold then goes where w stops being faster.
+  #    Result (bench/results/2026-12-04T0050Z_h200x1_mps_staged_broadcast.json): not as predicted;
+  #    w slower on most rows (4 PEs fcollect of 128 KiB 14.1-14.5 -> 14.7-14.9 us, of 32-64 KiB
+  #    0.5-1 us higher, the one-step rows 0.3-0.7 higher), faster only at 16 KiB (8.4-8.8 ->
+  #    7.9-8.4) and on broadcasts of 8-256 KiB at 4 PEs (0.1-0.6). Not kept. Found beside it: the
+  #    stream broadcast of 8 and 16 KiB at 4 PEs, 12.7-13.5 us against NVSHMEM's 9.3 and 10.2 (the
+  #    pull form: two syncs), not in the standard list. Suites on w 21/21.
+  mkdir -p /tmp/job
+  build w . $tests mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem &
+  build h .snapH mori_shmem_bootstrap_mpi mori_shmem_perf &
+  wait
+  for np in 4 2; do
+    { grep -E '^#' tools/perf/standard.list
+      echo "csw_fcollect  fcollect_on_stream -b 256 -e 256K -f 2 -n 100 -w 10"
+      echo "csw_alltoall  alltoall_on_stream -b 256 -e 256K -f 2 -n 100 -w 10"
+      echo "csw_bcast     broadcast_on_stream -b 256 -e 256K -f 2 -n 100 -w 10"
+    } > /tmp/s20P$np.list
+  done
+  . tools/mps.sh
+  mps_start
+  nv=../build-w/tools/perf/mori-shmem-perf-nvshmem
+  mv $nv $nv.off
+  for v in h w w h; do perfrun $v 4 c$((++i)); done
+  for v in h w; do perfrun $v 2 c$((++i)); done
+  mv $nv.off $nv
+  perfrun w 4 nv
+  perfrun w 2 nv
+  mps_stop
+  (cd /tmp && tar -czf "$OUT/jobC.tgz" job)
+  team_suites w W 150
+  echo "total $((SECONDS - start)) s"
+  ;;
+D)
+  #    D: a block's broadcast above the one-step limit staged (collectives.hpp: stagedExchange with
+  #    LlOp::Broadcast): the root puts its source into every other member's stage half, every
+  #    member sends its arrival word, each copies the root's region out; no entry or exit sync.
+  #    Builds h, s64 (up to 64 KiB), s16 (up to 16 KiB); the stream broadcast (1-256 KiB) and a
+  #    block's device broadcast (1-128 KiB) at 4 PEs (h s64 s16 s16 s64 h) and 2 PEs (h s64 s16);
+  #    s64 beside NVSHMEM; s64's team suites.
+  #    Prediction: at 4 PEs the stream broadcast of 8 and 16 KiB 12.7-13.5 -> 8-9 us (NVSHMEM 9.3,
+  #    10.2), a block's device broadcast of 8-16 KiB as much lower; at 32-64 KiB s64 level with h
+  #    or up to 1 us slower (the root stores 3x the bytes where each member loaded its own);
+  #    sizes outside the staged range level.
+  #    Result (bench/results/2026-12-04T0050Z_h200x1_mps_staged_broadcast.json): 4 PEs, the stream
+  #    broadcast of 8 and 16 KiB 12.5-12.8 -> 10.2-10.8 us (NVSHMEM 9.1, 10.2), a block's device
+  #    broadcast of 8 KiB 7.9 -> 5.6 (4.6) and 16-32 KiB 8.1-8.5 -> 5.9-6.9 (6.6, 16.3); s16 1.3-2.8
+  #    us slower than s64 at 32-64 KiB. s64 kept; its 8 KiB rows still behind. Suites 21/21.
+  mkdir -p /tmp/job
+  build s64 . $tests mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem &
+  build h .snapH mori_shmem_bootstrap_mpi mori_shmem_perf &
+  build s16 .snapS16 mori_shmem_bootstrap_mpi mori_shmem_perf &
+  wait
+  for np in 4 2; do
+    { grep -E '^#' tools/perf/standard.list
+      echo "csb_bcast     broadcast_on_stream -b 1K -e 256K -f 2 -n 100 -w 10"
+      echo "cdb_bcast     bcast_latency -s block -b 1K -e 128K -f 2 -n 100 -w 10"
+    } > /tmp/s20P$np.list
+  done
+  . tools/mps.sh
+  mps_start
+  nv=../build-s64/tools/perf/mori-shmem-perf-nvshmem
+  mv $nv $nv.off
+  for v in h s64 s16 s16 s64 h; do perfrun $v 4 d$((++i)); done
+  for v in h s64 s16; do perfrun $v 2 d$((++i)); done
+  mv $nv.off $nv
+  perfrun s64 4 nv
+  perfrun s64 2 nv
+  mps_stop
+  (cd /tmp && tar -czf "$OUT/jobD.tgz" job)
+  team_suites s64 S 150
+  echo "total $((SECONDS - start)) s"
+  ;;
+E)
+  #    E: a broadcast's LL half laid out as an arrival slot per member and the root's region
+  #    (ll_exchange.hpp: llBroadcastApplies), so that 8 KiB broadcasts take one step on teams of
+  #    up to 1024 where they needed every member's region of 16 KiB in a 32 KiB half (teams of 2).
+  #    Builds s64, l; the stream broadcast (1-64 KiB) and the device broadcast at every scope
+  #    (64 B-32 KiB) at 4 PEs (s64 l l s64) and 2 PEs (s64 l); l beside NVSHMEM; l's team suites.
+  #    Prediction: 4 PEs, a block's 8 KiB 5.6 -> 3.2-3.6 us (NVSHMEM 4.6), a wave's as much lower,
+  #    the stream 8 KiB 10.3 -> 7.5-8 (9.1); other sizes and 2 PEs level.
+  #    Result (the same record): as predicted: a block's 8 KiB 5.8 -> 3.3 us (NVSHMEM 4.6), a
+  #    wave's 10.0 -> 5.7 (15.2), the stream's 10.3-10.4 -> 7.5-7.7 (9.2). Suites 21/21. l kept.
+  mkdir -p /tmp/job
+  build l . $tests mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem &
+  build s64 .snapS64 mori_shmem_bootstrap_mpi mori_shmem_perf &
+  wait
+  for np in 4 2; do
+    { grep -E '^#' tools/perf/standard.list
+      echo "csb_bcast     broadcast_on_stream -b 1K -e 64K -f 2 -n 100 -w 10"
+      echo "cdl_bcast     bcast_latency -s all -b 64 -e 32K -f 2 -n 100 -w 10"
+    } > /tmp/s20P$np.list
+  done
+  . tools/mps.sh
+  mps_start
+  nv=../build-l/tools/perf/mori-shmem-perf-nvshmem
+  mv $nv $nv.off
+  for v in s64 l l s64; do perfrun $v 4 e$((++i)); done
+  for v in s64 l; do perfrun $v 2 e$((++i)); done
+  mv $nv.off $nv
+  perfrun l 4 nv
+  perfrun l 2 nv
+  mps_stop
+  (cd /tmp && tar -czf "$OUT/jobE.tgz" job)
+  team_suites l L 150
   echo "total $((SECONDS - start)) s"
   ;;
 esac
