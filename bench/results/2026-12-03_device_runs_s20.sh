@@ -4,8 +4,8 @@
 # base). A: o is this tree then (0b2b85d + 2026-12-04_s20_o_spread_entry_capped_not_kept.patch).
 # B: .snapO is o; h is this tree (0c1dfcf). C: .snapH is h's tree (ecb72a3); w is this tree then
 # (ecb72a3 + 2026-12-04_s20_w_one_block_1024_threads_not_kept.patch). D: .snapH as in C; s64 is
-# this tree then (b5d7e7f); .snapS16 is s64 with kStagedBroadcastMaxBytes = 16 KiB. E: .snapS64 is
-# s64; l is this tree.
+# this tree then (589849a without its one-step broadcast layout); .snapS16 is s64 with
+# kStagedBroadcastMaxBytes = 16 KiB. E: .snapS64 is s64; l is this tree (589849a).
 #   A: the host's spread form in one kernel (shmem/team_kernels.cpp: spreadCall): its first block
 #      to start runs the entry sync while the others wait for it, where the base ran the entry as a
 #      one-block kernel before the data kernel; the grid capped so that the grids of all PEs on the
