@@ -1,8 +1,9 @@
 // The host API's team collectives as kernels on a stream. Small calls: one block of kThreads runs
 // the block-scope device collective (mori/shmem/team/collectives.hpp), syncs included. Large
-// broadcast / fcollect / alltoall and direct reductions: the entry sync (one block), then one
-// kernel of CollectiveArgs::blocks blocks that moves the data (puts for fcollect and alltoall,
-// loads for the others) and whose last block runs the exit sync (shmem/team_spread.hpp).
+// broadcast / fcollect / alltoall and direct reductions: one kernel of CollectiveArgs::blocks
+// blocks whose first block to start runs the entry sync (or a one-block kernel before it, for
+// grids too large for that), which moves the data (puts for fcollect and alltoall, loads for the
+// others) and whose last block runs the exit sync (shmem/team_spread.hpp).
 // This module is bound at init like a user's.
 // The collectives call mori_shmem_ptr and the team queries in device code, which exist only for
 // translation units that see the device API whole: this GPU module is such a unit (the library's
@@ -61,7 +62,7 @@ hipError_t launchOneBlock(const CollectiveArgs& a, hipStream_t stream) {
 // every member has entered and its dest may be written; for broadcast and reductions (loads) the
 // release sync, after which every member's source is ready. With a.entryInKernel the first block
 // to start runs it while the others wait for it; the grid is then no larger than
-// team_spread.hpp's spreadGridCap, so that the grids of every PE on this GPU are resident
+// team_spread.hpp's spreadResidentGrid, so that the grids of every PE on this GPU are resident
 // together and each PE's first block runs. Otherwise a one-block kernel ran it before this one
 // (launchCollective) and no block waits for another. Every block moves its slice; the last block
 // to finish runs the exit sync (every put is visible, and no member returns to overwriting its

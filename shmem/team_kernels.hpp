@@ -21,13 +21,14 @@ struct CollectiveArgs {
   int root;
   int dtype;
   int op;
-  int blocks;          // 1: one kernel, one block; more: the spread form (shmem/team_spread.hpp)
-  bool entryInKernel;  // the spread form runs its entry sync in the data kernel (spreadEntryInKernel)
+  int blocks;  // 1: one kernel, one block; more: the spread form (shmem/team_spread.hpp)
+  // The spread form runs its entry sync in the data kernel (team_spread.hpp: spreadResidentGrid).
+  bool entryInKernel;
 };
 
 MORI_RUNTIME_KERNEL hipError_t launchCollective(const CollectiveArgs& args, hipStream_t stream);
 // The fewest blocks of kSpreadThreads that one multiprocessor holds of any spread kernel
-// (team_spread.hpp: spreadEntryInKernel).
+// (team_spread.hpp: spreadResidentGrid).
 MORI_RUNTIME_KERNEL hipError_t spreadResidentBlocksPerSm(int* perSm);
 
 }  // namespace mori::shmem::team

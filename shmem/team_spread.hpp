@@ -46,7 +46,7 @@ inline int spreadResidentGrid(int sms, int residentPerSm, int pesOnGpu) {
 // Blocks for a collective that brings `bytesIn` bytes into this PE (broadcast: the bytes;
 // fcollect, alltoall: per-member bytes x members; direct reductions: the members' bytes loaded).
 // `divisible`: the data movement may be split, i.e. every member is P2P-reachable (so no block
-// waits on anything) and, for reductions, the direct-load path applies (the staged one syncs
+// waits for an RDMA completion) and, for reductions, the direct-load path applies (the staged one syncs
 // inside); collect never is (its offsets come from the peers). 1 means the one-block form.
 inline int spreadBlocks(size_t bytesIn, bool divisible, int maxBlocks) {
   if (!divisible || maxBlocks <= 1 || bytesIn < kSpreadFromBytes) return 1;
