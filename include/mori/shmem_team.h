@@ -20,17 +20,17 @@
  * complete on this PE (dest written, source reusable); _on_stream forms enqueue it on `stream` and
  * return. Reductions combine the members' values in team-PE order (0, 1, ..., n-1), so every PE
  * gets bitwise the same result; dest may equal source. broadcast also writes the root's dest.
- * Broadcast, fcollect, alltoall and reductions of at most 8 KiB per member from a wave or block,
- * 128 B from one thread (all members' data together within 16 KiB; a broadcast's root's data in
- * teams of up to 1024), move in one step: each member stores its data, tagged with the call, into
- * the others' team areas (by RDMA writes to RDMA peers) and copies (or combines) what it receives
- * into dest. A block's fcollect and alltoall of up to 64 KiB for all members together, and its
- * broadcast of up to 64 KiB (teams of up to 32), go the same way untagged: puts into the others'
- * team areas, an arrival word each, a copy into dest. Otherwise fcollect and alltoall put
- * each member's data into the others' dest (stores over P2P, RDMA writes to RDMA peers), from the
- * moment every member has entered the call; broadcast, collect and reductions load from the peers' copies
- * over P2P and get from RDMA peers, with the same results. team_sync is arrival only: it orders no
- * memory (use barrier).
+ * Broadcasts of at most 16 KiB and fcollect, alltoall and reductions of at most 8 KiB per member
+ * from a wave or block, 128 B from one thread (all members' data together within 16 KiB; a
+ * broadcast's root's data in teams of up to 2048), move in one step: each member stores its data,
+ * tagged with the call, into the others' team areas (by RDMA writes to RDMA peers) and copies (or
+ * combines) what it receives into dest. A block's fcollect and alltoall of up to 64 KiB for all
+ * members together, and its broadcast of up to 64 KiB (teams of up to 32), go the same way
+ * untagged: puts into the others' team areas, an arrival word each, a copy into dest. Otherwise
+ * fcollect and alltoall put each member's data into the others' dest (stores over P2P, RDMA writes
+ * to RDMA peers), from the moment every member has entered the call; broadcast, collect and
+ * reductions load from the peers' copies over P2P and get from RDMA peers, with the same results.
+ * team_sync is arrival only: it orders no memory (use barrier).
  */
 #ifndef MORI_SHMEM_TEAM_H
 #define MORI_SHMEM_TEAM_H

@@ -5,11 +5,11 @@
 // thread, warp and block scope, by team handle and by team value, and from the host on a stream.
 // Counts from 1 element to several MiB, odd byte counts, and in-place reductions that span
 // several scratch chunks; host forms small enough for one kernel and large enough to spread over
-// many blocks. Small broadcasts, fcollects and alltoalls (up to kLlMaxBytesThread or
-// kLlMaxBytesGroup per member, by scope) take the one-step LL path, a block's larger fcollects and
-// alltoalls up to kStageHalfBytes for all members the staged path, the rest the push or pull path:
-// each is covered, and back to back in one kernel (and one stream) with fresh data every call, so
-// that stale words from an earlier call show.
+// many blocks. Small broadcasts, fcollects and alltoalls (up to kLlMaxBytesThread, or for a wave
+// or block kLlMaxBroadcastBytesGroup and kLlMaxBytesGroup per member) take the one-step LL path, a
+// block's larger fcollects and alltoalls up to kStageHalfBytes for all members the staged path,
+// the rest the push or pull path: each is covered, and back to back in one kernel (and one stream)
+// with fresh data every call, so that stale words from an earlier call show.
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,9 +181,9 @@ void dataAllKinds(const std::vector<size_t>& sizes) {
     }
 }
 
-TEST(Collectives, DataBlockScope) { dataAllKinds<2, false>({1, 7, 4093, 16383, 65536, 65537, (1u << 20) + 3}); }
+TEST(Collectives, DataBlockScope) { dataAllKinds<2, false>({1, 7, 4093, 16383, 16385, 65536, 65537, (1u << 20) + 3}); }
 TEST(Collectives, DataBlockScopeByValue) { dataAllKinds<2, true>({5, 65536}); }
-TEST(Collectives, DataWarpScope) { dataAllKinds<1, false>({1, 33, 70001}); }
+TEST(Collectives, DataWarpScope) { dataAllKinds<1, false>({1, 33, 16384, 70001}); }
 TEST(Collectives, DataThreadScope) { dataAllKinds<0, true>({1, 16, 999, 2000}); }
 // A user's kernel without __launch_bounds__ in 1024-thread blocks (it must launch: the collectives'
 // bodies are in the device library, test_register_budget_collectives): the whole block at block
@@ -226,13 +226,14 @@ TEST(Collectives, LargeOnStream) {
 // Broadcast (root changing), fcollect, alltoall and a uint8 sum reduction in turn, one call after
 // the other without a sync between, each on fresh data, sizes changing every call across the LL
 // limits (one-step calls and pull calls alternate: at thread scope kLlMaxBytesThread is LL and a
-// byte more not; at wave and block scope 8192 is LL on teams of 2 (a broadcast's on any of these
-// teams), 4096 on teams of up to 4, 8200 never) and a block's staged limits (fcollect and alltoall:
-// 16384 on teams of up to 4 and 16385 on teams of up to 3, 32768 on teams of 2 only; broadcast:
-// every size above the one-step limit). Each PE writes its source before each call and checks its dest after
-// it: a word left over from an earlier call (the LL and stage areas' halves are reused two calls
-// later) or a peer still writing would show as a wrong byte. result[0] counts bad bytes; result[1] keeps the first as
-// iteration << 40 | kind << 32 | byte index.
+// byte more not; at wave and block scope a broadcast's 16384 is LL and 16385 not, an fcollect's
+// and alltoall's 8192 on teams of 2 and 4096 on teams of up to 4, 8200 never) and a block's staged
+// limits (fcollect and alltoall: 16384 on teams of up to 4 and 16385 on teams of up to 3, 32768 on
+// teams of 2 only; broadcast: every size above the one-step limit). Each PE writes its source
+// before each call and checks its dest after it: a word left over from an earlier call (the LL and
+// stage areas' halves are reused two calls later) or a peer still writing would show as a wrong
+// byte. result[0] counts bad bytes; result[1] keeps the first as iteration << 40 | kind << 32 |
+// byte index.
 constexpr size_t kB2bMaxBytes = 32768;
 constexpr int kB2bSizeCount = 12;
 constexpr int kB2bKinds = 4;

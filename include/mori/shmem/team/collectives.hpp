@@ -246,7 +246,7 @@ MORI_DEVICE_INLINE void stagedExchange(const TeamDevice& t, void* dest, const vo
 template <class S>
 MORI_DEVICE_INLINE void broadcast(const TeamDevice& t, void* dest, const void* source, size_t bytes, int root) {
   if (llBroadcastApplies(bytes, t.size, kOneThread<S>))
-    return llExchange<S>(t, LlOp::Broadcast, dest, source, bytes, root);
+    return llExchange<S, LlOp::Broadcast>(t, dest, source, bytes, root);
   if (kStagedScope<S> && stagedBroadcastApplies(bytes, t.size))
     return stagedExchange<S, LlOp::Broadcast>(t, dest, source, bytes, root);
   syncRelease<S>(t);
@@ -257,7 +257,7 @@ MORI_DEVICE_INLINE void broadcast(const TeamDevice& t, void* dest, const void* s
 // dest[j*bytes .. ] <- member j's source (bytes), for every member j.
 template <class S>
 MORI_DEVICE_INLINE void fcollect(const TeamDevice& t, void* dest, const void* source, size_t bytes) {
-  if (llApplies(bytes, t.size, kOneThread<S>)) return llExchange<S>(t, LlOp::Fcollect, dest, source, bytes, 0);
+  if (llApplies(bytes, t.size, kOneThread<S>)) return llExchange<S, LlOp::Fcollect>(t, dest, source, bytes, 0);
   if (kStagedScope<S> && stagedApplies(bytes, t.size))
     return stagedExchange<S, LlOp::Fcollect>(t, dest, source, bytes, 0);
   pushEntry<S>(t);
@@ -286,7 +286,7 @@ MORI_DEVICE_INLINE void collect(const TeamDevice& t, void* dest, const void* sou
 // dest block j <- member j's source block <my index> (blocks of `bytes`).
 template <class S>
 MORI_DEVICE_INLINE void alltoall(const TeamDevice& t, void* dest, const void* source, size_t bytes) {
-  if (llApplies(bytes, t.size, kOneThread<S>)) return llExchange<S>(t, LlOp::Alltoall, dest, source, bytes, 0);
+  if (llApplies(bytes, t.size, kOneThread<S>)) return llExchange<S, LlOp::Alltoall>(t, dest, source, bytes, 0);
   if (kStagedScope<S> && stagedApplies(bytes, t.size))
     return stagedExchange<S, LlOp::Alltoall>(t, dest, source, bytes, 0);
   pushEntry<S>(t);

@@ -51,6 +51,16 @@ namespace mori::shmem::team {
 // (bench/results/2026-12-02T0723Z_h200x1_mps_pct50_ll_reductions_and_vector_words.json, 5db044d).
 constexpr size_t kLlMaxBytesThread = 128;
 constexpr size_t kLlMaxBytesGroup = 8192;
+// Every member's region of an fcollect, alltoall or reduction within this many bytes of a half (the
+// rest of the half is a broadcast's: kLlMaxBroadcastBytesGroup). 8 KiB per member in one step at
+// 4 PEs, within a whole 64 KiB half, took a wave's float reduction from 20.5 to 31.7 us and a
+// block's alltoall from 7.0 to 7.3-7.8 on one H200
+// (bench/results/2026-12-04T0400Z_h200x1_mps_ll_broadcast_16k.json).
+constexpr size_t kLlRegionsMaxBytes = 32 * 1024;
+// A wave's or block's broadcast: the root's words and an arrival word from every other member in
+// one half. At 4 PEs a block's broadcast of 16 KiB took 6.0-6.2 us staged and 4.5-4.7 in one step
+// (NVSHMEM 6.4-6.5; the same file).
+constexpr size_t kLlMaxBroadcastBytesGroup = 16384;
 
 MORI_HOST_DEVICE_INLINE constexpr size_t llWords(size_t bytes) { return bytes ? (bytes + 3) / 4 : 1; }
 // Bytes of one member's region, in whole 16-byte units.
@@ -60,22 +70,25 @@ MORI_HOST_DEVICE_INLINE constexpr size_t llStride(size_t bytes) { return alignUp
 // passes alike and on the scope, so every member takes the same path.
 MORI_HOST_DEVICE_INLINE constexpr bool llApplies(size_t bytes, int members, bool oneThread) {
   return bytes <= (oneThread ? kLlMaxBytesThread : kLlMaxBytesGroup) &&
-         static_cast<size_t>(members) * llStride(bytes) <= kLlHalfBytes;
+         static_cast<size_t>(members) * llStride(bytes) <= kLlRegionsMaxBytes;
 }
 // The same for a broadcast, whose half holds the root's region and an arrival slot per member (at
 // 4 PEs a block's broadcast of 8 KiB took 7.9 us by the pull form and 5.6 staged, NVSHMEM 4.6, where
 // every member's region of 8 KiB's words did not fit a half:
 // bench/results/2026-12-04T0050Z_h200x1_mps_staged_broadcast.json).
 MORI_HOST_DEVICE_INLINE constexpr bool llBroadcastApplies(size_t bytes, int members, bool oneThread) {
-  return bytes <= (oneThread ? kLlMaxBytesThread : kLlMaxBytesGroup) &&
+  return bytes <= (oneThread ? kLlMaxBytesThread : kLlMaxBroadcastBytesGroup) &&
          static_cast<size_t>(members) * 16 + llStride(bytes) <= kLlHalfBytes;
 }
-static_assert(llBroadcastApplies(kLlMaxBytesGroup, 1024, false) && !llBroadcastApplies(kLlMaxBytesGroup, 1025, false) &&
-                  !llBroadcastApplies(kLlMaxBytesGroup + 1, 2, false) &&
-                  llBroadcastApplies(kLlMaxBytesThread, 2032, true) &&
+static_assert(llBroadcastApplies(kLlMaxBroadcastBytesGroup, 2048, false) &&
+                  !llBroadcastApplies(kLlMaxBroadcastBytesGroup, 2049, false) &&
+                  !llBroadcastApplies(kLlMaxBroadcastBytesGroup + 1, 2, false) &&
+                  llBroadcastApplies(kLlMaxBytesThread, 4080, true) &&
+                  !llBroadcastApplies(kLlMaxBytesThread, 4081, true) &&
                   !llBroadcastApplies(kLlMaxBytesThread + 1, 2, true),
               "a broadcast's LL limits: the same bytes, every member's arrival slot beside the root's region");
-static_assert(2 * kLlHalfBytes <= kScratchBytes, "alltoall stages a half's worth of words per parity in the scratch");
+static_assert(kLlRegionsMaxBytes <= kLlHalfBytes && kLlHalfBytes + kLlRegionsMaxBytes <= kScratchBytes,
+              "alltoall stages its regions in the scratch, at the offset of this call's half");
 // The call count after `count`: never zero in its low 32 bits (the tag), parity alternating.
 MORI_HOST_DEVICE_INLINE constexpr uint64_t llNextCount(uint64_t count) {
   return static_cast<uint32_t>(count + 1) == 0 ? count + 3 : count + 1;
@@ -86,10 +99,10 @@ static_assert(llNextCount(0) == 1 && llNextCount(0xfffffffeull) == 0xffffffffull
 static_assert(llApplies(0, 2, true) && llApplies(kLlMaxBytesThread, 64, true) &&
                   !llApplies(kLlMaxBytesThread + 1, 2, true) && llApplies(kLlMaxBytesGroup, 2, false) &&
                   !llApplies(kLlMaxBytesGroup, 3, false) && !llApplies(kLlMaxBytesGroup + 1, 2, false) &&
-                  llApplies(4096, 4, false) && llApplies(1024, 16, false) && llApplies(16, 1024, true) &&
-                  !llApplies(16, 1025, false),
+                  llApplies(4096, 4, false) && !llApplies(4096, 5, false) && llApplies(1024, 16, false) &&
+                  llApplies(16, 1024, true) && !llApplies(16, 1025, false),
               "the LL limits: 128 B per member for one thread, 8 KiB for a wave or block, and every member's "
-              "region in one half");
+              "region within kLlRegionsMaxBytes");
 
 }  // namespace mori::shmem::team
 
@@ -119,15 +132,21 @@ MORI_DEVICE_INLINE uint32_t llWholeWords(const void* p, uint32_t bytes) {
 // member from 4.66 to 3.65 us at 4 PEs on one H200
 // (bench/results/2026-12-03T1221Z_h200x1_mps_ll_in_flight_by_size.json), and its 2 KiB per member,
 // which takes more passes, from 6.34 to 9.88 (bench/results/2026-12-03T1136Z_h200x1_mps_ll_in_flight.json).
+// A wave's broadcast keeps one unit only up to kLlWaveFewBytesBroadcast: at 4 PEs its 256 B took
+// 3.2 us with one unit and 2.7 with 4, where a wave's fcollect and alltoall of 256 B per member
+// went from 3.1-3.2 to 4.0 with 4 (bench/results/2026-12-04T0400Z_h200x1_mps_ll_broadcast_16k.json).
+// The limit is a template argument: chosen by a run-time flag, it moved a wave's broadcasts of
+// 512 B-8 KiB 0.4-0.5 us slower through the function's code (the same file).
 template <class S>
 constexpr int kLlInFlight = std::is_same_v<S, Block> ? 1 : 4;
 constexpr uint32_t kLlWaveFewBytes = 256;
+constexpr uint32_t kLlWaveFewBytesBroadcast = 128;
 
 // Calls body(std::integral_constant<int, units in flight>) for an LL call of `bytes` per member.
-template <class S, class F>
+template <class S, uint32_t kWaveFewBytes, class F>
 MORI_DEVICE_INLINE void llWithInFlight(uint32_t bytes, F&& body) {
   if constexpr (std::is_same_v<S, Warp>) {
-    if (bytes <= kLlWaveFewBytes) return body(std::integral_constant<int, 1>{});
+    if (bytes <= kWaveFewBytes) return body(std::integral_constant<int, 1>{});
   }
   body(std::integral_constant<int, kLlInFlight<S>>{});
 }
@@ -494,12 +513,12 @@ MORI_DEVICE_INLINE void llExchangeIn(const TeamDevice& t, LlOp op, void* dest, c
   }
   llEnd<S>(t, c);  // dest is complete
 }
-template <class S>
-MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, LlOp op, void* dest, const void* source, size_t bytesIn,
-                                   int root) {
-  const uint32_t bytes = static_cast<uint32_t>(bytesIn);  // at most kLlMaxBytesGroup
-  llWithInFlight<S>(
-      bytes, [&](auto inFlight) { llExchangeIn<S, decltype(inFlight)::value>(t, op, dest, source, bytes, root); });
+template <class S, LlOp kOp>
+MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, void* dest, const void* source, size_t bytesIn, int root) {
+  const uint32_t bytes = static_cast<uint32_t>(bytesIn);  // at most kLlMaxBroadcastBytesGroup
+  constexpr uint32_t kFew = kOp == LlOp::Broadcast ? kLlWaveFewBytesBroadcast : kLlWaveFewBytes;
+  llWithInFlight<S, kFew>(
+      bytes, [&](auto inFlight) { llExchangeIn<S, decltype(inFlight)::value>(t, kOp, dest, source, bytes, root); });
 }
 
 // The LL form of a reduction (collectives.hpp: reduceWith) of n elements of T, n * sizeof(T)
@@ -592,7 +611,7 @@ MORI_DEVICE_INLINE void llCombine(const TeamDevice& t, const LlCall& c, T* dest,
 }
 template <class S, typename T, class F>
 MORI_DEVICE_INLINE void llReduce(const TeamDevice& t, T* dest, const T* source, size_t n, F combineOp) {
-  llWithInFlight<S>(static_cast<uint32_t>(n * sizeof(T)), [&](auto inFlight) {
+  llWithInFlight<S, kLlWaveFewBytes>(static_cast<uint32_t>(n * sizeof(T)), [&](auto inFlight) {
     const LlCall c = llReduceSend<S, decltype(inFlight)::value>(t, source, n * sizeof(T));
     llCombine<S, decltype(inFlight)::value>(t, c, dest, source, n, combineOp);
     llEnd<S>(t, c);
