@@ -59,7 +59,7 @@
 #      suites, f's full 4-PE list with NVSHMEM and r's suites if time is left.
 #      Prediction: r: b's rows but the 16 KiB broadcasts (h64's); f: r's rows but a wave's
 #      broadcast of 256 B at 2.7 us.
-#      Result (bench/results/2026-12-04T0400Z_h200x1_mps_ll_broadcast_16k.json): as predicted; 4
+#      Result (bench/results/2026-12-04T0340Z_h200x1_mps_ll_broadcast_16k.json): as predicted; 4
 #      PEs, f: a block's broadcast of 16 KiB 6.0-6.1 -> 4.5-4.6 us (NVSHMEM 6.4), a wave's
 #      11.5-11.9 -> 9.0-9.1 (28.5), the stream's 10.7-11.1 -> 8.0-8.2 (10.1), a wave's 256 B 3.2 ->
 #      2.7 (2.7); every other row of the sweeps within noise of b's; 2 PEs a wave's 16 KiB 7.7 ->

@@ -55,7 +55,7 @@ constexpr size_t kLlMaxBytesGroup = 8192;
 // rest of the half is a broadcast's: kLlMaxBroadcastBytesGroup). 8 KiB per member in one step at
 // 4 PEs, within a whole 64 KiB half, took a wave's float reduction from 20.5 to 31.7 us and a
 // block's alltoall from 7.0 to 7.3-7.8 on one H200
-// (bench/results/2026-12-04T0400Z_h200x1_mps_ll_broadcast_16k.json).
+// (bench/results/2026-12-04T0340Z_h200x1_mps_ll_broadcast_16k.json).
 constexpr size_t kLlRegionsMaxBytes = 32 * 1024;
 // A wave's or block's broadcast: the root's words and an arrival word from every other member in
 // one half. At 4 PEs a block's broadcast of 16 KiB took 6.0-6.2 us staged and 4.5-4.7 in one step
@@ -134,7 +134,7 @@ MORI_DEVICE_INLINE uint32_t llWholeWords(const void* p, uint32_t bytes) {
 // which takes more passes, from 6.34 to 9.88 (bench/results/2026-12-03T1136Z_h200x1_mps_ll_in_flight.json).
 // A wave's broadcast keeps one unit only up to kLlWaveFewBytesBroadcast: at 4 PEs its 256 B took
 // 3.2 us with one unit and 2.7 with 4, where a wave's fcollect and alltoall of 256 B per member
-// went from 3.1-3.2 to 4.0 with 4 (bench/results/2026-12-04T0400Z_h200x1_mps_ll_broadcast_16k.json).
+// went from 3.1-3.2 to 4.0 with 4 (bench/results/2026-12-04T0340Z_h200x1_mps_ll_broadcast_16k.json).
 // The limit is a template argument: chosen by a run-time flag, it moved a wave's broadcasts of
 // 512 B-8 KiB 0.4-0.5 us slower through the function's code (the same file).
 template <class S>

@@ -74,7 +74,7 @@ constexpr size_t kExchangeRecord = 64;
 // The one-step area's halves hold a broadcast of up to 16 KiB (32 KiB of words); their offsets
 // are powers of two (at 40 KiB, one thread's one-step broadcast of 128 B went from 3.7 to 4.2 us
 // at 4 PEs on one H200, its function's registers and spills moved:
-// bench/results/2026-12-04T0400Z_h200x1_mps_ll_broadcast_16k.json), and the scratch holds an
+// bench/results/2026-12-04T0340Z_h200x1_mps_ll_broadcast_16k.json), and the scratch holds an
 // alltoall's staged regions at the offset of the call's half (ll_exchange.hpp).
 constexpr size_t kScratchBytes = 128 * 1024;
 constexpr size_t kLlHalfBytes = 64 * 1024;
