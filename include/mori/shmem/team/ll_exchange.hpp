@@ -51,8 +51,8 @@ namespace mori::shmem::team {
 // (bench/results/2026-12-02T0723Z_h200x1_mps_pct50_ll_reductions_and_vector_words.json, 5db044d).
 constexpr size_t kLlMaxBytesThread = 128;
 constexpr size_t kLlMaxBytesGroup = 8192;
-// Every member's region of an fcollect, alltoall or reduction within this many bytes of a half (the
-// rest of the half is a broadcast's: kLlMaxBroadcastBytesGroup). 8 KiB per member in one step at
+// Every member's region of an fcollect, alltoall or reduction within this many bytes of a half (a
+// broadcast may fill the whole half: kLlMaxBroadcastBytesGroup). 8 KiB per member in one step at
 // 4 PEs, within a whole 64 KiB half, took a wave's float reduction from 20.5 to 31.7 us and a
 // block's alltoall from 7.0 to 7.3-7.8 on one H200
 // (bench/results/2026-12-04T0340Z_h200x1_mps_ll_broadcast_16k.json).
