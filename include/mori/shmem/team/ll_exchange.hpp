@@ -134,13 +134,15 @@ MORI_DEVICE_INLINE uint32_t llWholeWords(const void* p, uint32_t bytes) {
 // which takes more passes, from 6.34 to 9.88 (bench/results/2026-12-03T1136Z_h200x1_mps_ll_in_flight.json).
 // A wave's broadcast keeps one unit only up to kLlWaveFewBytesBroadcast: at 4 PEs its 256 B took
 // 3.2 us with one unit and 2.7 with 4, where a wave's fcollect and alltoall of 256 B per member
-// went from 3.1-3.2 to 4.0 with 4 (bench/results/2026-12-04T0340Z_h200x1_mps_ll_broadcast_16k.json).
+// went from 3.1-3.2 to 4.0 with 4 (bench/results/2026-12-04T0340Z_h200x1_mps_ll_broadcast_16k.json);
+// its 128 B 3.06 -> 2.75 with 4 (NVSHMEM 2.68), its 64 B level with one or 4
+// (bench/results/2026-12-04T1300Z_h200x1_mps_push_fanout.json).
 // The limit is a template argument: chosen by a run-time flag, it moved a wave's broadcasts of
 // 512 B-8 KiB 0.4-0.5 us slower through the function's code (the same file).
 template <class S>
 constexpr int kLlInFlight = std::is_same_v<S, Block> ? 1 : 4;
 constexpr uint32_t kLlWaveFewBytes = 256;
-constexpr uint32_t kLlWaveFewBytesBroadcast = 128;
+constexpr uint32_t kLlWaveFewBytesBroadcast = 64;
 
 // Calls body(std::integral_constant<int, units in flight>) for an LL call of `bytes` per member.
 template <class S, uint32_t kWaveFewBytes, class F>
