@@ -110,20 +110,25 @@ Launch streamLaunch(int kind, hipStream_t stream) {
 
 // Runs one data collective of `bytes` per member (collect: bytes + 3*index) on `team` and checks
 // every member's dest byte for byte. Returns whether every PE saw the right bytes.
-bool runData(int kind, mori_shmem_team_t team, size_t bytes, const Launch& launch, uint64_t seed) {
+// sourceAtBlockOffset: each member's source starts at its dest block's offset in 16 bytes (not
+// 16-byte aligned where bytes is not a multiple of 16), so that a push's destinations share the
+// source's offset and move as 16-byte units with a head and a tail.
+bool runData(int kind, mori_shmem_team_t team, size_t bytes, const Launch& launch, uint64_t seed,
+             bool sourceAtBlockOffset = false) {
   const int n = mori_shmem_team_n_pes(team) > 0 ? mori_shmem_team_n_pes(team) : 0;
   int tn = n;
   MPI_Allreduce(&n, &tn, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);  // every PE sizes alike
   const size_t maxCount = bytes + 3 * static_cast<size_t>(tn);
   const size_t srcBytes = kind == kAlltoall ? bytes * tn : maxCount;
   const size_t dstBytes = kind == kBroadcast ? bytes : (bytes + 3) * tn + 3 * static_cast<size_t>(tn) * tn;
-  char* src = static_cast<char*>(mori_shmem_malloc(srcBytes));
+  char* const srcBase = static_cast<char*>(mori_shmem_malloc(srcBytes + 16));
   char* dst = static_cast<char*>(mori_shmem_malloc(dstBytes));
-  EXPECT_TRUE(src && dst);
+  EXPECT_TRUE(srcBase && dst);
   bool good = true;
   const int me = mori_shmem_team_my_pe(team);
+  char* const src = srcBase + (sourceAtBlockOffset && me > 0 ? static_cast<size_t>(me) * bytes % 16 : 0);
   const int roots = kind == kBroadcast ? tn : 1;
-  for (int root = 0; root < roots && src && dst; ++root) {
+  for (int root = 0; root < roots && srcBase && dst; ++root) {
     std::vector<char> h(srcBytes), out(dstBytes, 0x5a);
     const size_t myCount = kind == kCollect ? bytes + 3 * static_cast<size_t>(me) : bytes;
     for (size_t i = 0; i < srcBytes; ++i) h[i] = static_cast<char>(patternByte(seed + root, me, i));
@@ -164,7 +169,7 @@ bool runData(int kind, mori_shmem_team_t team, size_t bytes, const Launch& launc
     }
   }
   mori_shmem_free(dst);
-  mori_shmem_free(src);
+  mori_shmem_free(srcBase);
   return allTrue(good);
 }
 
@@ -191,6 +196,25 @@ TEST(Collectives, DataThreadScope) { dataAllKinds<0, true>({1, 16, 999, 2000}); 
 TEST(Collectives, DataIn1024ThreadBlocks) {
   dataAllKinds<2, false, 1024>({1, 5000, 100003});
   dataAllKinds<1, true, 1024>({300, 8192});
+}
+
+// fcollect's push (beyond the one-step and staged limits) where every member's source shares its
+// dest block's offset in 16 bytes, with a head and a tail of 4-12 bytes (byte counts of 4 and 8
+// modulo 16): a wave's fanout (one load of each 16-byte unit stored to every member), one thread's,
+// a block's and the stream's puts member by member.
+TEST(Collectives, FcollectPushSourceAtBlockOffset) {
+  Teams teams;
+  hipStream_t s;
+  ASSERT_EQ(hipStreamCreateWithFlags(&s, hipStreamNonBlocking), hipSuccess);
+  uint64_t seed = 700;
+  for (mori_shmem_team_t t : teams.all)
+    for (size_t b : {size_t{40004}, size_t{40008}}) {
+      ASSERT_TRUE(runData(kFcollect, t, b, deviceLaunch<0, kFcollect, false>(), seed++, true)) << b << " bytes";
+      ASSERT_TRUE(runData(kFcollect, t, b, deviceLaunch<1, kFcollect, true>(), seed++, true)) << b << " bytes";
+      ASSERT_TRUE(runData(kFcollect, t, b, deviceLaunch<2, kFcollect, false>(), seed++, true)) << b << " bytes";
+      ASSERT_TRUE(runData(kFcollect, t, (size_t{300} << 10) + b % 16, streamLaunch(kFcollect, s), seed++, true));
+    }
+  ASSERT_EQ(hipStreamDestroy(s), hipSuccess);
 }
 
 TEST(Collectives, DataOnStream) {

@@ -2,8 +2,9 @@
 // in turn, as the threads of a wave or a block do on the GPU, for group sizes of a wave (32, 64)
 // and of blocks (256, 1024), skews from 0 to size - 1, 1, 2 or 4 loads in flight, wave and block
 // mode, and element counts around the group size (none; the one-access path of at most one
-// element per thread; the loop and its remainder). Every destination element must be written
-// exactly once, with its source's value, and nothing around the destination at all.
+// element per thread; the loop and its remainder), with one destination and with several (a
+// fanout). Every destination element must be written exactly once, with its source's value, and
+// nothing around the destination at all.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -39,9 +40,11 @@ struct Cell {
 
 constexpr size_t kGuard = 37;  // cells before and after the destination
 
-template <int kUnroll, bool kOneWave>
-void checkOne(size_t n, int size, size_t skew, std::mt19937_64& rng) {
-  std::vector<Cell> src(n + 1), arr(n + 2 * kGuard);
+// `dests` destinations (1 + MoreDests), each with kGuard cells on both sides, in one array.
+template <int kUnroll, bool kOneWave, int kMore = 0>
+void checkOne(size_t n, int size, size_t skew, std::mt19937_64& rng, int dests = 1) {
+  const size_t span = n + 2 * kGuard;  // one destination and its guards
+  std::vector<Cell> src(n + 1), arr(span * static_cast<size_t>(dests));
   for (Cell& c : src) c.value = rng();
   for (Cell& c : arr) c.value = 0xdeadbeefdeadbeefull;
   WriteLog log;
@@ -50,18 +53,28 @@ void checkOne(size_t n, int size, size_t skew, std::mt19937_64& rng) {
   log.writes.assign(arr.size(), 0);
   gLog = &log;
   Cell* dst = arr.data() + kGuard;
-  for (int rank = 0; rank < size; ++rank) copyElements<kUnroll, kOneWave>(dst, src.data(), n, rank, size, skew);
+  mori::shmem::impl::MoreDests<kMore> more;
+  if constexpr (kMore > 0) {
+    more.n = dests - 1;
+    for (int d = 1; d < dests; ++d) more.by[d - 1] = static_cast<ptrdiff_t>(span * d * sizeof(Cell));
+  }
+  for (int rank = 0; rank < size; ++rank) copyElements<kUnroll, kOneWave>(dst, src.data(), n, rank, size, skew, more);
   gLog = nullptr;
   const std::string where = "n " + std::to_string(n) + ", size " + std::to_string(size) + ", skew " +
                             std::to_string(skew) + ", kUnroll " + std::to_string(kUnroll) +
-                            (kOneWave ? ", wave mode" : ", block mode");
+                            (kOneWave ? ", wave mode" : ", block mode") + ", " + std::to_string(dests) +
+                            " destination(s)";
   for (size_t i = 0; i < arr.size(); ++i) {
-    const bool inside = i >= kGuard && i < kGuard + n;
+    const size_t at = i % span, d = i / span;
+    const bool inside = at >= kGuard && at < kGuard + n;
     if (inside) {
-      ASSERT_EQ(log.writes[i], 1) << "element " << i - kGuard << " written " << log.writes[i] << " times: " << where;
-      ASSERT_EQ(arr[i].value, src[i - kGuard].value) << "element " << i - kGuard << ": " << where;
+      ASSERT_EQ(log.writes[i], 1) << "destination " << d << " element " << at - kGuard << " written " << log.writes[i]
+                                  << " times: " << where;
+      ASSERT_EQ(arr[i].value, src[at - kGuard].value)
+          << "destination " << d << " element " << at - kGuard << ": " << where;
     } else {
-      ASSERT_EQ(log.writes[i], 0) << "cell " << static_cast<long long>(i) - static_cast<long long>(kGuard)
+      ASSERT_EQ(log.writes[i], 0) << "destination " << d << " cell "
+                                  << static_cast<long long>(at) - static_cast<long long>(kGuard)
                                   << " outside the destination written: " << where;
       ASSERT_EQ(arr[i].value, 0xdeadbeefdeadbeefull) << "cell outside the destination changed: " << where;
     }
@@ -95,6 +108,23 @@ TEST(CopyPositions, EveryElementExactlyOnceWaveMode) {
   sweep<2, true>(rng);
   sweep<4, true>(rng);
   sweep<8, true>(rng);  // a wave's puts in the team collectives
+}
+
+// A fanout (MoreDests: a wave's fcollect push to its load/store members): every element of every
+// destination written once with its source's value, nothing around any of them; 1 to 4
+// destinations (no further one, then up to kMore), wave and block mode.
+TEST(CopyPositions, FanoutWritesEveryDestinationExactlyOnce) {
+  std::mt19937_64 rng(0xc0b3);
+  for (int dests = 1; dests <= 4; ++dests)
+    for (int size : {32, 256}) {
+      const size_t s = static_cast<size_t>(size);
+      for (size_t skew : {size_t{0}, size_t{5}, s - 1})
+        for (size_t n : {size_t{0}, size_t{1}, s - skew, s + 1, 4 * s, 8 * s + 3, 17 * s + skew + 1,
+                         static_cast<size_t>(rng() % (20 * s))}) {
+          checkOne<8, true, 3>(n, size, skew, rng, dests);
+          checkOne<4, false, 3>(n, size, skew, rng, dests);
+        }
+    }
 }
 
 // The skew groups a wave's positions on whole 128-byte lines of the destination: each group of

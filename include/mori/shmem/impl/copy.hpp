@@ -29,6 +29,18 @@ using Vec16 = unsigned int __attribute__((ext_vector_type(4)));
 using Vec16 = uint4;
 #endif
 
+// The destinations of a copy after its first, as byte offsets from it, each a multiple of the
+// element size (n of them, at most kMax): a fanout, every unit loaded once and stored to each
+// destination (a wave's fcollect push to its load/store members). kMax 0: the first destination
+// alone.
+template <int kMax>
+struct MoreDests {
+  ptrdiff_t by[kMax];
+  int n = 0;
+};
+template <>
+struct MoreDests<0> {};
+
 // Copies n elements; thread `rank` of `size` takes positions rank, rank + size, ... of a sequence
 // that starts `skew` positions before dst[0] (position i is element i - skew; positions before
 // element 0 are skipped). A skew of the destination's offset into its line, in elements, puts
@@ -47,15 +59,24 @@ using Vec16 = uint4;
 // the call is issue-bound, every warp running every instruction of it: 0.64 us per call in the
 // 64-bit form on an H200, 0.41 in this one, against NVSHMEM's 0.46
 // (bench/results/2026-12-02T0100Z_h200x1_mps_block_put_small_shares.json).
+// `more`: further destinations, each element loaded once and stored to all of them (MoreDests).
 // Host and device: tests/host/device_copy runs every thread's part on the CPU.
-template <int kUnroll, bool kOneWave, typename T>
+template <int kUnroll, bool kOneWave, typename T, int kMore = 0>
 MORI_HOST_DEVICE_INLINE void copyElements32(T* __restrict__ dst, const T* __restrict__ src, uint32_t n, uint32_t rank,
-                                            uint32_t stride, uint32_t skew) {
+                                            uint32_t stride, uint32_t skew, const MoreDests<kMore>& more = {}) {
+  const auto store = [&](uint32_t e, const T& v) {
+    dst[e] = v;
+    if constexpr (kMore > 0) {
+      MORI_UNROLL
+      for (int d = 0; d < kMore; ++d)
+        if (d < more.n) reinterpret_cast<T*>(reinterpret_cast<char*>(dst) + more.by[d])[e] = v;
+    }
+  };
   const uint32_t end = n + skew;
   uint32_t i = rank;
   if (i < skew) i += stride;
   if (n <= stride) {  // one position per thread at most (a 1 MiB put over 132 blocks, 2 MiB over warps)
-    if (i < end) dst[i - skew] = src[i - skew];
+    if (i < end) store(i - skew, src[i - skew]);
     return;
   }
   uint32_t reach = (kUnroll - 1) * stride;
@@ -66,7 +87,7 @@ MORI_HOST_DEVICE_INLINE void copyElements32(T* __restrict__ dst, const T* __rest
     MORI_UNROLL
     for (int u = 0; u < kUnroll; ++u) v[u] = src[i + u * stride - skew];
     MORI_UNROLL
-    for (int u = 0; u < kUnroll; ++u) dst[i + u * stride - skew] = v[u];
+    for (int u = 0; u < kUnroll; ++u) store(i + u * stride - skew, v[u]);
   }
   constexpr int kLeft = kOneWave ? kUnroll : kUnroll - 1;  // positions left at most
   if constexpr (kLeft > 0) {                               // loads first here too
@@ -76,7 +97,7 @@ MORI_HOST_DEVICE_INLINE void copyElements32(T* __restrict__ dst, const T* __rest
       if (i + u * stride < end) v[u] = src[i + u * stride - skew];
     MORI_UNROLL
     for (int u = 0; u < kLeft; ++u)
-      if (i + u * stride < end) dst[i + u * stride - skew] = v[u];
+      if (i + u * stride < end) store(i + u * stride - skew, v[u]);
   }
 }
 
@@ -84,12 +105,13 @@ MORI_HOST_DEVICE_INLINE void copyElements32(T* __restrict__ dst, const T* __rest
 // of a line's elements keeps every piece's skew the first one's.
 constexpr size_t kChunkElements = size_t{1} << 30;
 
-template <int kUnroll = 4, bool kOneWave = false, typename T>
-MORI_HOST_DEVICE_INLINE void copyElements(T* dst, const T* src, size_t n, int rank, int size, size_t skew = 0) {
+template <int kUnroll = 4, bool kOneWave = false, typename T, int kMore = 0>
+MORI_HOST_DEVICE_INLINE void copyElements(T* dst, const T* src, size_t n, int rank, int size, size_t skew = 0,
+                                          const MoreDests<kMore>& more = {}) {
   do {  // once below kChunkElements (one inlined copy of the loop, not two)
     const size_t m = n < kChunkElements ? n : kChunkElements;
     copyElements32<kUnroll, kOneWave>(dst, src, static_cast<uint32_t>(m), static_cast<uint32_t>(rank),
-                                      static_cast<uint32_t>(size), static_cast<uint32_t>(skew));
+                                      static_cast<uint32_t>(size), static_cast<uint32_t>(skew), more);
     dst += m, src += m, n -= m;
   } while (n);
 }
@@ -168,6 +190,43 @@ MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, in
   if (tail && rank == (size > 1 ? 1 : 0)) copySmall(dst + done, src + done, tail);
   copyElements<kUnroll, kOneWave>(reinterpret_cast<Vec16*>(dst + head), reinterpret_cast<const Vec16*>(src + head), n,
                                   rank, size, lineSkew(d + head, 4, size));
+}
+
+// The same `bytes` from src to each of to[0, n) (1 <= n <= kMax), threads rank in [0, size). Where
+// every destination shares src's offset in 16 bytes, each 16-byte vector is loaded once and stored
+// to all of them (MoreDests), the head and tail a byte at a time likewise; up to 16 bytes, bytes
+// likewise at any alignment; otherwise one device-library copy each (mori_shmemi_copy_unaligned).
+// Every index into to[] and MoreDests is a constant after unrolling: indexed at run time, both
+// went to local memory and one thread's fanout to 4 members ran 3.5x slower than 4 copies
+// (bench/results/2026-12-04_s22_j_push_fanout_local_arrays_not_kept.patch).
+template <bool kOneWave, int kUnroll, int kMax>
+MORI_DEVICE_INLINE void copyBytesToEach(char* const (&to)[kMax], int n, const void* srcv, size_t bytes, int rank,
+                                        int size) {
+  static_assert(kMax >= 2, "a fanout of one is copyBytes");
+  const char* src = static_cast<const char*>(srcv);
+  const uintptr_t s = reinterpret_cast<uintptr_t>(src);
+  MoreDests<kMax - 1> more;
+  more.n = n - 1;
+  bool together = true;
+  MORI_UNROLL
+  for (int k = 0; k < kMax; ++k) {
+    if (k < n) together &= ((reinterpret_cast<uintptr_t>(to[k]) ^ s) & 15) == 0;
+    if (k > 0) more.by[k - 1] = k < n ? to[k] - to[0] : 0;
+  }
+  if (bytes <= 16) return copyElements<1, kOneWave>(to[0], src, bytes, rank, size, 0, more);
+  if (!together) {
+    MORI_UNROLL
+    for (int k = 0; k < kMax; ++k)
+      if (k < n) mori_shmemi_copy_unaligned(to[k], src, bytes, rank, size, kOneWave);
+    return;
+  }
+  const uintptr_t d = reinterpret_cast<uintptr_t>(to[0]);
+  const size_t head = (16 - (d & 15)) & 15;  // < bytes: bytes > 16
+  const size_t vectors = (bytes - head) >> 4, done = head + (vectors << 4), tail = bytes - done;
+  if (head) copyElements<1, kOneWave>(to[0], src, head, rank, size, 0, more);
+  if (tail) copyElements<1, kOneWave>(to[0] + done, src + done, tail, rank, size, 0, more);
+  copyElements<kUnroll, kOneWave>(reinterpret_cast<Vec16*>(to[0] + head), reinterpret_cast<const Vec16*>(src + head),
+                                  vectors, rank, size, lineSkew(d + head, 4, size), more);
 }
 
 // One thread's copy (thread scope), shaped for latency: few dependent branches in front of the

@@ -1,9 +1,11 @@
 // The cooperation scopes of the team collectives as types: every thread of the scope calls with
 // the same arguments; rank()/size() split the work, sync() orders it, and the scope's calls into
-// the point-to-point device API are made at the same scope. putNbiGeneral is the device
-// library's put (RDMA, unmapped peers) without the inline P2P path, for callers that already know
-// the peer has no load/store mapping (mori_shmem_ptr returned null): the inline copy would be dead
-// code there that still costs the calling kernel registers.
+// the point-to-point device API are made at the same scope. A wave's copyEach(to, n, source,
+// bytes) copies the same bytes to n load/store addresses, each 16-byte unit of source loaded once
+// for all of them (impl::copyBytesToEach), as many in flight per lane as its putNbi keeps.
+// putNbiGeneral is the device library's put (RDMA, unmapped peers) without the inline P2P path,
+// for callers that already know the peer has no load/store mapping (mori_shmem_ptr returned
+// null): the inline copy would be dead code there that still costs the calling kernel registers.
 #pragma once
 
 #include <type_traits>
@@ -50,6 +52,10 @@ struct Warp {
     if (void* r = impl::heapP2pRange(impl::states(), d, b, pe))
       return impl::copyBytes<true, 8>(r, s, b, rank(), size());
     mori_shmem_putmem_nbi_warp(d, s, b, pe);
+  }
+  template <int kMax>
+  MORI_DEVICE_INLINE static void copyEach(char* const (&to)[kMax], int n, const void* s, size_t b) {
+    impl::copyBytesToEach<true, 8>(to, n, s, b, rank(), size());
   }
   MORI_DEVICE_INLINE static void putNbiGeneral(void* d, const void* s, size_t b, int pe) {
     impl::putGeneral<impl::WarpScope>(d, s, b, pe, 0, false);
