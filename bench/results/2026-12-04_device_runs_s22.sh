@@ -39,6 +39,18 @@
 #      and 2 PEs (b f); f beside NVSHMEM; f's team suites; f's full 4-PE list with NVSHMEM.
 #      Prediction: a wave's fcollect rows as n2's, a wave's broadcast of 128 B as w's (2.75), one
 #      thread's, a block's and the stream's rows as b's.
+#   M: L's result: as predicted (bench/results/2026-12-04T1300Z_h200x1_mps_push_fanout.json); f
+#      kept (324718e). .snapB is now 324718e (b); .snapZ is b with a wave's broadcast keeping 4
+#      units in flight at every size (kLlWaveFewBytesBroadcast = 0: llWithInFlight then has no
+#      one-unit form for it; ptxas: the wave broadcast function's spill loads 1148 -> 940 bytes).
+#      Builds b, z; a wave's broadcast of 8 B-32 KiB at 4 PEs (b z z b) and 2 PEs (b z); z beside
+#      NVSHMEM; z's team suites.
+#      Prediction: a wave's broadcast of 8-64 B 2.85-3.0 -> 2.6-2.75 us (NVSHMEM 2.72), the rest
+#      level.
+#      Result (bench/results/2026-12-04T1400Z_h200x1_mps_wave_broadcast_in_flight.json): b's own
+#      8-64 B rows were 2.63-2.81 in this job (2.84-3.08 in L); z level or lower on every row at 4
+#      PEs within the run-to-run spread (256 B 2.87-3.20 -> 2.78-2.79, 512 B 2.88-3.10 -> 2.78-2.79,
+#      NVSHMEM 2.65 and 3.05), 1-4% lower on every row at 2 PEs. Suites 30/30 on z. z kept.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -167,6 +179,30 @@ L)
   mps_stop
   (cd /tmp && tar -czf "$OUT/jobL.tgz" job)
   team_suites f F 210
+  echo "total $((SECONDS - start)) s"
+  ;;
+M)
+  mkdir -p /tmp/job
+  build z .snapZ $tests mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem &
+  build b .snapB mori_shmem_bootstrap_mpi mori_shmem_perf &
+  wait
+  for np in 4 2; do
+    { grep -E '^#' tools/perf/standard.list
+      echo "cdl_bcast     bcast_latency -s warp -b 8 -e 32K -f 2 -n 100 -w 10"
+    } > /tmp/s22P$np.list
+  done
+  . tools/mps.sh
+  mps_start
+  nv=../build-z/tools/perf/mori-shmem-perf-nvshmem
+  mv $nv $nv.off
+  for v in b z z b; do perfrun $v 4 m$((++i)); done
+  for v in b z; do perfrun $v 2 m$((++i)); done
+  mv $nv.off $nv
+  perfrun z 4 nv
+  perfrun z 2 nv
+  mps_stop
+  (cd /tmp && tar -czf "$OUT/jobM.tgz" job)
+  team_suites z Z 200
   echo "total $((SECONDS - start)) s"
   ;;
 esac

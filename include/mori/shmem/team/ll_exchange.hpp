@@ -124,30 +124,34 @@ MORI_DEVICE_INLINE uint32_t llWholeWords(const void* p, uint32_t bytes) {
   return p && (reinterpret_cast<uintptr_t>(p) & 3) == 0 ? bytes / 4 : 0;
 }
 
-// Loads per thread and pass in flight before their use: pairs of words (llReceive), 16-byte
-// source units or words (llWrite), units (llReduce). 4 for one thread; 1 for a block; for a wave, 1
-// up to kLlWaveFewBytes per member and 4 above (llWithInFlight). The LL paths run in the device
-// library (shmem/device/team_general.cpp) within its register cap of 64, where each unit in
-// flight is more unrolled code and live registers: one unit took a wave's fcollect of 32 B per
-// member from 4.66 to 3.65 us at 4 PEs on one H200
+// Loads per thread and pass in flight before their use: pairs of words (llReceive), 16-byte source
+// units or words (llWrite), units (llReduce). 4 for one thread; 1 for a block; for a wave, 1 up to
+// kLlWaveFewBytes per member and 4 above (llWithInFlight), for its broadcast 4 at every size. The
+// LL paths run in the device library (shmem/device/team_general.cpp) within its register cap of 64,
+// where each unit in flight is more unrolled code and live registers: one unit took a wave's
+// fcollect of 32 B per member from 4.66 to 3.65 us at 4 PEs on one H200
 // (bench/results/2026-12-03T1221Z_h200x1_mps_ll_in_flight_by_size.json), and its 2 KiB per member,
-// which takes more passes, from 6.34 to 9.88 (bench/results/2026-12-03T1136Z_h200x1_mps_ll_in_flight.json).
-// A wave's broadcast keeps one unit only up to kLlWaveFewBytesBroadcast: at 4 PEs its 256 B took
-// 3.2 us with one unit and 2.7 with 4, where a wave's fcollect and alltoall of 256 B per member
-// went from 3.1-3.2 to 4.0 with 4 (bench/results/2026-12-04T0340Z_h200x1_mps_ll_broadcast_16k.json);
-// its 128 B 3.06 -> 2.75 with 4 (NVSHMEM 2.68), its 64 B level with one or 4
-// (bench/results/2026-12-04T1300Z_h200x1_mps_push_fanout.json).
-// The limit is a template argument: chosen by a run-time flag, it moved a wave's broadcasts of
-// 512 B-8 KiB 0.4-0.5 us slower through the function's code (the same file).
+// which takes more passes, from 6.34 to 9.88
+// (bench/results/2026-12-03T1136Z_h200x1_mps_ll_in_flight.json). A wave's broadcast keeps 4 at
+// every size (kLlWaveFewBytesBroadcast 0): at 4 PEs its 256 B took 3.2 us with one unit and 2.7
+// with 4, where a wave's fcollect and alltoall of 256 B per member went from 3.1-3.2 to 4.0 with 4
+// (bench/results/2026-12-04T0340Z_h200x1_mps_ll_broadcast_16k.json); its 128 B 3.06 -> 2.75
+// (NVSHMEM 2.68; bench/results/2026-12-04T1300Z_h200x1_mps_push_fanout.json); with no one-unit form
+// its 8 B-16 KiB were level or lower at 4 PEs and 1-4% lower at 2, the function's ptxas spill loads
+// 1148 -> 940 bytes (bench/results/2026-12-04T1400Z_h200x1_mps_wave_broadcast_in_flight.json). The
+// limit is a template argument: chosen by a run-time flag, it moved a wave's broadcasts of 512 B-8
+// KiB 0.4-0.5 us slower through the function's code
+// (bench/results/2026-12-04T0340Z_h200x1_mps_ll_broadcast_16k.json).
 template <class S>
 constexpr int kLlInFlight = std::is_same_v<S, Block> ? 1 : 4;
 constexpr uint32_t kLlWaveFewBytes = 256;
-constexpr uint32_t kLlWaveFewBytesBroadcast = 64;
+constexpr uint32_t kLlWaveFewBytesBroadcast = 0;
 
-// Calls body(std::integral_constant<int, units in flight>) for an LL call of `bytes` per member.
+// Calls body(std::integral_constant<int, units in flight>) for an LL call of `bytes` per member
+// (kWaveFewBytes 0: a wave has no one-unit form).
 template <class S, uint32_t kWaveFewBytes, class F>
 MORI_DEVICE_INLINE void llWithInFlight(uint32_t bytes, F&& body) {
-  if constexpr (std::is_same_v<S, Warp>) {
+  if constexpr (std::is_same_v<S, Warp> && kWaveFewBytes > 0) {
     if (bytes <= kWaveFewBytes) return body(std::integral_constant<int, 1>{});
   }
   body(std::integral_constant<int, kLlInFlight<S>>{});
