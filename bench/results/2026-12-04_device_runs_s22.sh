@@ -51,6 +51,12 @@
 #      8-64 B rows were 2.63-2.81 in this job (2.84-3.08 in L); z level or lower on every row at 4
 #      PEs within the run-to-run spread (256 B 2.87-3.20 -> 2.78-2.79, 512 B 2.88-3.10 -> 2.78-2.79,
 #      NVSHMEM 2.65 and 3.05), 1-4% lower on every row at 2 PEs. Suites 30/30 on z. z kept.
+#   N: the landed tree's full 4-PE list with NVSHMEM (f's in L predates M's change). Builds this
+#      tree's perf tools only; the full list; nothing else (the last 317 s of the session's
+#      device time).
+#      Result (bench/results/2026-12-04T1400Z_h200x1_mps_wave_broadcast_in_flight.json): 1 of 77
+#      latency rows behind NVSHMEM (a block's fcollect of 16 KiB per member, 1.027x), 1 of 69
+#      bandwidth rows (the same row).
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -203,6 +209,19 @@ M)
   mps_stop
   (cd /tmp && tar -czf "$OUT/jobM.tgz" job)
   team_suites z Z 200
+  echo "total $((SECONDS - start)) s"
+  ;;
+N)
+  mkdir -p /tmp/job
+  build z . mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem
+  { grep -E '^#' tools/perf/standard.list
+    sed -n "/^cd_alltoall4 /,/^cs_sync4 /p" bench/results/2026-12-02_device_runs_s11.sh
+  } > /tmp/s22F4.list
+  . tools/mps.sh
+  mps_start
+  perfrun z 4 full /tmp/s22F4.list
+  mps_stop
+  (cd /tmp && tar -czf "$OUT/jobN.tgz" job)
   echo "total $((SECONDS - start)) s"
   ;;
 esac
