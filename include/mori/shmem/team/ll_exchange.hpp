@@ -138,9 +138,9 @@ MORI_DEVICE_INLINE uint32_t llWholeWords(const void* p, uint32_t bytes) {
 // (bench/results/2026-12-04T0340Z_h200x1_mps_ll_broadcast_16k.json); its 128 B 3.06 -> 2.75
 // (NVSHMEM 2.68; bench/results/2026-12-04T1300Z_h200x1_mps_push_fanout.json); with no one-unit form
 // its 8 B-16 KiB were level or lower at 4 PEs and 1-4% lower at 2, the function's ptxas spill loads
-// 1148 -> 940 bytes (bench/results/2026-12-04T1400Z_h200x1_mps_wave_broadcast_in_flight.json). The
-// limit is a template argument: chosen by a run-time flag, it moved a wave's broadcasts of 512 B-8
-// KiB 0.4-0.5 us slower through the function's code
+// 1148 -> 940 bytes (bench/results/2026-12-04T1400Z_h200x1_mps_wave_broadcast_in_flight.json).
+// The limit is a template argument: chosen by a run-time flag, it moved a wave's broadcasts of
+// 512 B-8 KiB 0.4-0.5 us slower through the function's code
 // (bench/results/2026-12-04T0340Z_h200x1_mps_ll_broadcast_16k.json).
 template <class S>
 constexpr int kLlInFlight = std::is_same_v<S, Block> ? 1 : 4;
