@@ -133,15 +133,11 @@ MORI_DEVICE_INLINE uint32_t llWholeWords(const void* p, uint32_t bytes) {
 // (bench/results/2026-12-03T1221Z_h200x1_mps_ll_in_flight_by_size.json), and its 2 KiB per member,
 // which takes more passes, from 6.34 to 9.88
 // (bench/results/2026-12-03T1136Z_h200x1_mps_ll_in_flight.json). A wave's broadcast keeps 4 at
-// every size (kLlWaveFewBytesBroadcast 0): at 4 PEs its 256 B took 3.2 us with one unit and 2.7
-// with 4, where a wave's fcollect and alltoall of 256 B per member went from 3.1-3.2 to 4.0 with 4
-// (bench/results/2026-12-04T0340Z_h200x1_mps_ll_broadcast_16k.json); its 128 B 3.06 -> 2.75
-// (NVSHMEM 2.68; bench/results/2026-12-04T1300Z_h200x1_mps_push_fanout.json); with no one-unit form
-// its 8 B-16 KiB were level or lower at 4 PEs and 1-4% lower at 2, the function's ptxas spill loads
-// 1148 -> 940 bytes (bench/results/2026-12-04T1400Z_h200x1_mps_wave_broadcast_in_flight.json).
-// The limit is a template argument: chosen by a run-time flag, it moved a wave's broadcasts of
-// 512 B-8 KiB 0.4-0.5 us slower through the function's code
-// (bench/results/2026-12-04T0340Z_h200x1_mps_ll_broadcast_16k.json).
+// every size (kLlWaveFewBytesBroadcast 0, a template argument like the other limit): at 4 PEs its
+// 256 B took 3.2 us with one unit and 2.7 with 4
+// (bench/results/2026-12-04T0340Z_h200x1_mps_ll_broadcast_16k.json), its 128 B 3.06 and 2.75
+// (bench/results/2026-12-04T1300Z_h200x1_mps_push_fanout.json), and without a one-unit form the
+// function spills less (bench/results/2026-12-04T1400Z_h200x1_mps_wave_broadcast_in_flight.json).
 template <class S>
 constexpr int kLlInFlight = std::is_same_v<S, Block> ? 1 : 4;
 constexpr uint32_t kLlWaveFewBytes = 256;
