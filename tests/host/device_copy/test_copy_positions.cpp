@@ -127,6 +127,34 @@ TEST(CopyPositions, FanoutWritesEveryDestinationExactlyOnce) {
     }
 }
 
+// moreDestsAfterFirst: the other destinations as byte offsets from the first, below it as well as
+// above (a wave's push groups its latest member first), none past n; a wave's copy through them
+// writes every destination and nothing between them.
+TEST(CopyPositions, MoreDestsAfterFirstReachEveryDestination) {
+  using mori::shmem::impl::moreDestsAfterFirst;
+  constexpr uint64_t kFill = 0xdeadbeefdeadbeefull;
+  constexpr size_t kN = 1000, kGap = 40, kSpan = kN + kGap;
+  std::mt19937_64 rng(0xc0b4);
+  for (int dests = 1; dests <= 4; ++dests) {
+    std::vector<uint64_t> src(kN), arr(kGap + 4 * kSpan, kFill);
+    for (uint64_t& v : src) v = rng();
+    char* to[4] = {};
+    for (int k = 0; k < dests; ++k)  // descending: every offset negative
+      to[k] = reinterpret_cast<char*>(arr.data() + kGap + kSpan * static_cast<size_t>(3 - k));
+    const auto more = moreDestsAfterFirst(to, dests);
+    ASSERT_EQ(more.n, dests - 1);
+    for (int k = 1; k < 4; ++k)
+      EXPECT_EQ(more.by[k - 1], k < dests ? to[k] - to[0] : 0) << "destination " << k << " of " << dests;
+    for (int rank = 0; rank < 32; ++rank)
+      copyElements<8, true>(reinterpret_cast<uint64_t*>(to[0]), src.data(), kN, rank, 32, 0, more);
+    for (size_t i = 0; i < arr.size(); ++i) {
+      const size_t at = (i - kGap) % kSpan, slot = 3 - (i - kGap) / kSpan;
+      const bool inside = i >= kGap && at < kN && static_cast<int>(slot) < dests;
+      ASSERT_EQ(arr[i], inside ? src[at] : kFill) << "cell " << i << " with " << dests << " destination(s)";
+    }
+  }
+}
+
 // The skew groups a wave's positions on whole 128-byte lines of the destination: each group of
 // `size` consecutive positions starts on a line, and the skew is the destination's offset into
 // its line (in elements) when smaller than the group, else 0.

@@ -166,67 +166,72 @@ MORI_DEVICE_INLINE void copySmall(char* dst, const char* src, size_t n) {
 // wave (see copyElements). kUnroll: 16-byte vectors in flight per thread (the public API keeps 4).
 // Only the 16-byte path is inline: all five element widths inline took the put_bw block kernel to
 // the 64-register cap of a 1024-thread launch, with spills reloaded in every iteration.
-template <bool kOneWave = false, int kUnroll = 4>
-MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, int rank, int size) {
+// `more`: the same bytes to further destinations (MoreDests): where every destination shares src's
+// offset in 16 bytes, each 16-byte vector is loaded once and stored to all of them, and so is each
+// byte of the head and tail; otherwise one device-library copy each. With none the code is the
+// single-destination copy's.
+template <bool kOneWave = false, int kUnroll = 4, int kMore = 0>
+MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, int rank, int size,
+                                  const MoreDests<kMore>& more = {}) {
   char* dst = static_cast<char*>(dstv);
   const char* src = static_cast<const char*>(srcv);
-  // Up to 16 bytes (latency-bound puts and gets) is one thread's copySmall: the split below is
-  // a chain of dependent 64-bit arithmetic that one thread waits through before its access.
-  if (bytes <= 16) {
-    if (rank == 0) copySmall(dst, src, bytes);
-    return;
-  }
+  // A piece under 16 bytes at `at`: thread `by`'s copySmall to one destination; to several, a byte
+  // per thread stored to each (a copySmall for each took a wave's fcollect push from 348 to 624
+  // bytes of spill loads under the device library's register cap; ptxas, sm_90).
+  const auto piece = [&](size_t at, size_t len, int by) {
+    if constexpr (kMore == 0) {
+      if (rank == by) copySmall(dst + at, src + at, len);
+    } else {
+      copyElements<1, kOneWave>(dst + at, src + at, len, rank, size, 0, more);
+    }
+  };
+  // Up to 16 bytes (latency-bound puts and gets) is one piece: the split below is a chain of
+  // dependent 64-bit arithmetic that one thread waits through before its access.
+  if (bytes <= 16) return piece(0, bytes, 0);
   const uintptr_t d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
-  // Whole 16-byte vectors at 16-byte aligned ends: no head, no tail, no split.
-  if (((d | s | bytes) & 15) == 0) {
+  uintptr_t moreOffsets = 0;  // the further destinations share dst's offset in 16 bytes where its bits are 0
+  if constexpr (kMore > 0) {
+    MORI_UNROLL
+    for (int k = 0; k < kMore; ++k)
+      if (k < more.n) moreOffsets |= static_cast<uintptr_t>(more.by[k]);
+  }
+  // Whole 16-byte vectors at 16-byte aligned ends: no head, no tail, no split. Not for a fanout:
+  // a second inline copy of its loop took a wave's fcollect push from 348 to 416 bytes of spill
+  // loads.
+  if (kMore == 0 && ((d | s | bytes) & 15) == 0) {
     copyElements<kUnroll, kOneWave>(reinterpret_cast<Vec16*>(dst), reinterpret_cast<const Vec16*>(src), bytes >> 4,
-                                    rank, size, lineSkew(d, 4, size));
+                                    rank, size, lineSkew(d, 4, size), more);
     return;
   }
-  if (((d ^ s) & 15) != 0) return mori_shmemi_copy_unaligned(dst, src, bytes, rank, size, kOneWave);
+  if ((((d ^ s) | moreOffsets) & 15) != 0) {
+    mori_shmemi_copy_unaligned(dst, src, bytes, rank, size, kOneWave);
+    if constexpr (kMore > 0) {
+      MORI_UNROLL
+      for (int k = 0; k < kMore; ++k)
+        if (k < more.n) mori_shmemi_copy_unaligned(dst + more.by[k], src, bytes, rank, size, kOneWave);
+    }
+    return;
+  }
   const size_t head = (16 - (d & 15)) & 15;  // < bytes: bytes > 16
   const size_t n = (bytes - head) >> 4, done = head + (n << 4), tail = bytes - done;
-  if (head && rank == 0) copySmall(dst, src, head);
-  if (tail && rank == (size > 1 ? 1 : 0)) copySmall(dst + done, src + done, tail);
+  if (head) piece(0, head, 0);
+  if (tail) piece(done, tail, size > 1 ? 1 : 0);
   copyElements<kUnroll, kOneWave>(reinterpret_cast<Vec16*>(dst + head), reinterpret_cast<const Vec16*>(src + head), n,
-                                  rank, size, lineSkew(d + head, 4, size));
+                                  rank, size, lineSkew(d + head, 4, size), more);
 }
 
-// The same `bytes` from src to each of to[0, n) (1 <= n <= kMax), threads rank in [0, size). Where
-// every destination shares src's offset in 16 bytes, each 16-byte vector is loaded once and stored
-// to all of them (MoreDests), the head and tail a byte at a time likewise; up to 16 bytes, bytes
-// likewise at any alignment; otherwise one device-library copy each (mori_shmemi_copy_unaligned).
-// Every index into to[] and MoreDests is a constant after unrolling: indexed at run time, both
-// went to local memory and one thread's fanout to 4 members ran 3.5x slower than 4 copies
+// The destinations to[1, n) as offsets from to[0] (copyBytes' `more`; 1 <= n <= kMax). Every index
+// into to[] and MoreDests is a constant after unrolling: indexed at run time, both went to local
+// memory and one thread's fanout to 4 members ran 3.5x slower than 4 copies
 // (bench/results/2026-12-04_s22_j_push_fanout_local_arrays_not_kept.patch).
-template <bool kOneWave, int kUnroll, int kMax>
-MORI_DEVICE_INLINE void copyBytesToEach(char* const (&to)[kMax], int n, const void* srcv, size_t bytes, int rank,
-                                        int size) {
-  static_assert(kMax >= 2, "a fanout of one is copyBytes");
-  const char* src = static_cast<const char*>(srcv);
-  const uintptr_t s = reinterpret_cast<uintptr_t>(src);
+template <int kMax>
+MORI_HOST_DEVICE_INLINE MoreDests<kMax - 1> moreDestsAfterFirst(char* const (&to)[kMax], int n) {
+  static_assert(kMax >= 2, "one destination has no more");
   MoreDests<kMax - 1> more;
   more.n = n - 1;
-  bool together = true;
   MORI_UNROLL
-  for (int k = 0; k < kMax; ++k) {
-    if (k < n) together &= ((reinterpret_cast<uintptr_t>(to[k]) ^ s) & 15) == 0;
-    if (k > 0) more.by[k - 1] = k < n ? to[k] - to[0] : 0;
-  }
-  if (bytes <= 16) return copyElements<1, kOneWave>(to[0], src, bytes, rank, size, 0, more);
-  if (!together) {
-    MORI_UNROLL
-    for (int k = 0; k < kMax; ++k)
-      if (k < n) mori_shmemi_copy_unaligned(to[k], src, bytes, rank, size, kOneWave);
-    return;
-  }
-  const uintptr_t d = reinterpret_cast<uintptr_t>(to[0]);
-  const size_t head = (16 - (d & 15)) & 15;  // < bytes: bytes > 16
-  const size_t vectors = (bytes - head) >> 4, done = head + (vectors << 4), tail = bytes - done;
-  if (head) copyElements<1, kOneWave>(to[0], src, head, rank, size, 0, more);
-  if (tail) copyElements<1, kOneWave>(to[0] + done, src + done, tail, rank, size, 0, more);
-  copyElements<kUnroll, kOneWave>(reinterpret_cast<Vec16*>(to[0] + head), reinterpret_cast<const Vec16*>(src + head),
-                                  vectors, rank, size, lineSkew(d + head, 4, size), more);
+  for (int k = 1; k < kMax; ++k) more.by[k - 1] = k < n ? to[k] - to[0] : 0;
+  return more;
 }
 
 // One thread's copy (thread scope), shaped for latency: few dependent branches in front of the

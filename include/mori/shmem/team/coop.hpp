@@ -2,7 +2,7 @@
 // the same arguments; rank()/size() split the work, sync() orders it, and the scope's calls into
 // the point-to-point device API are made at the same scope. A wave's copyEach(to, n, source,
 // bytes) copies the same bytes to n load/store addresses, each 16-byte unit of source loaded once
-// for all of them (impl::copyBytesToEach), as many in flight per lane as its putNbi keeps.
+// for all of them (impl::copyBytes with MoreDests), as many in flight per lane as its putNbi keeps.
 // putNbiGeneral is the device library's put (RDMA, unmapped peers) without the inline P2P path,
 // for callers that already know the peer has no load/store mapping (mori_shmem_ptr returned
 // null): the inline copy would be dead code there that still costs the calling kernel registers.
@@ -55,7 +55,7 @@ struct Warp {
   }
   template <int kMax>
   MORI_DEVICE_INLINE static void copyEach(char* const (&to)[kMax], int n, const void* s, size_t b) {
-    impl::copyBytesToEach<true, 8>(to, n, s, b, rank(), size());
+    impl::copyBytes<true, 8>(to[0], s, b, rank(), size(), impl::moreDestsAfterFirst(to, n));
   }
   MORI_DEVICE_INLINE static void putNbiGeneral(void* d, const void* s, size_t b, int pe) {
     impl::putGeneral<impl::WarpScope>(d, s, b, pe, 0, false);
