@@ -162,14 +162,14 @@ MORI_DEVICE_INLINE void pushEntry(const TeamDevice& t) {
 }
 
 // A push: its entry, this PE's puts of [0, bytes) of every piece (kOp: fcollect or alltoall), a
-// barrier. A wave's puts run out of line: inline, they share the function's registers with its
-// one-step path under the device library's cap of 64 and spill. 4 PEs on one H200, a wave's
-// fcollect of 32-256 KiB in all 12.9-27.4 -> 10.4-17.1 us and alltoall 14.9-45.5 -> 10.3-25.4
-// (NVSHMEM 12.6-50.9, 17.3-95.5), at 2 PEs 9.9-35.6 -> 6.9-18.5 and 10.2-41.0 -> 6.9-22.2; their
-// one-step rows of 256-512 B 0.2-0.3 us higher at 4 PEs (still 25-60% below NVSHMEM's). The
-// one-step path out of line as well lost both gains (its 4 KiB fcollect 4.1 -> 5.0 us), and one
-// thread's and a block's puts out of line were slower (one thread's fcollect of 64 KiB in all 75.7
-// -> 96.4 us, a block's of 256 KiB 11.8 -> 13.3)
+// barrier. A wave's puts run out of line. 4 PEs on one H200, a wave's fcollect of 32-256 KiB in
+// all 12.9-27.4 -> 10.4-17.1 us and alltoall 14.9-45.5 -> 10.3-25.4 (NVSHMEM 12.6-50.9,
+// 17.3-95.5), at 2 PEs 9.9-35.6 -> 6.9-18.5 and 10.2-41.0 -> 6.9-22.2; their one-step rows of
+// 256-512 B 0.2-0.3 us higher at 4 PEs (still 25-60% below NVSHMEM's). Why is not established:
+// the calling function spills less, but with its one-step path out of line as well the gain was
+// lost while ptxas reported the same push function (docs/TEAMS.md: the wave's push forms). One
+// thread's and a block's puts out of line were slower (one thread's fcollect of 64 KiB in all
+// 75.7 -> 96.4 us, a block's of 256 KiB 11.8 -> 13.3)
 // (bench/results/2026-12-04T1600Z_h200x1_mps_wave_push_apart.json).
 template <class S, LlOp kOp>
 MORI_DEVICE_INLINE void pushMove(const TeamDevice& t, void* dest, const void* source, size_t bytes) {
