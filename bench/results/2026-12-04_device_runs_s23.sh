@@ -58,6 +58,12 @@
 #      Prediction: v8's wave rows as v4's (fcollect) and v7's (alltoall); thread and block rows of
 #      v8 as b's; v9's thread pushes (2 KiB per member and up) 5-20% lower, its block pushes (32
 #      KiB per member and up) level or lower.
+#   E: D's result: v8 as predicted (kept: c5afc25), v9 slower on one thread's and a block's
+#      pushes (bench/results/2026-12-04T1600Z_h200x1_mps_wave_push_apart.json). z is this tree
+#      (the landed code). .snapV6 is C's v6 (the slow form with the same push function).
+#      Builds z's perf tools and v6's team_general object; z's full 4-PE list with NVSHMEM; the
+#      SASS of z's and v6's team_general (the wave fcollect entry around the push's call), for
+#      the convergence lead in docs/TEAMS.md. The session's last ~290 s of device time.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -198,6 +204,25 @@ D)
   mps_stop
   (cd /tmp && tar -czf "$OUT/jobD.tgz" job)
   team_suites v9 V9 $((560 - SECONDS))
+  echo "total $((SECONDS - start)) s"
+  ;;
+E)
+  mkdir -p /tmp/job
+  build z . mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem &
+  build v6 .snapV6 shmem/device/CMakeFiles/mori_shmem_device.dir/team_general.cpp.o &
+  wait
+  { grep -E '^#' tools/perf/standard.list
+    sed -n "/^cd_alltoall4 /,/^cs_sync4 /p" bench/results/2026-12-02_device_runs_s11.sh
+  } > /tmp/s23F4.list
+  . tools/mps.sh
+  mps_start
+  perfrun z 4 full /tmp/s23F4.list
+  mps_stop
+  (cd /tmp && tar -czf "$OUT/jobE.tgz" job)
+  for v in z v6; do
+    cuobjdump -sass ../build-$v/shmem/device/CMakeFiles/mori_shmem_device.dir/team_general.cpp.o |
+      gzip > "$OUT/sass_$v.gz"
+  done
   echo "total $((SECONDS - start)) s"
   ;;
 esac
