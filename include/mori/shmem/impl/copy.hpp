@@ -189,7 +189,7 @@ MORI_DEVICE_INLINE void copyBytes(void* dstv, const void* srcv, size_t bytes, in
   // dependent 64-bit arithmetic that one thread waits through before its access.
   if (bytes <= 16) return piece(0, bytes, 0);
   const uintptr_t d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
-  uintptr_t moreOffsets = 0;  // the further destinations share dst's offset in 16 bytes where its bits are 0
+  uintptr_t moreOffsets = 0;  // OR of the further destinations' offsets: low 4 bits 0 when all share dst's
   if constexpr (kMore > 0) {
     MORI_UNROLL
     for (int k = 0; k < kMore; ++k)
