@@ -162,7 +162,8 @@ MORI_DEVICE_INLINE void pushEntry(const TeamDevice& t) {
 }
 
 // A push: its entry, this PE's puts of [0, bytes) of every piece (kOp: fcollect or alltoall), a
-// barrier. A wave's puts run out of line. 4 PEs on one H200, a wave's fcollect of 32-256 KiB in
+// barrier. A wave's puts run out of line (where MORI_DEVICE_NOINLINE holds: not with ROCm 5's
+// hipcc, docs/DEVICE_API_FOOTPRINT.md). 4 PEs on one H200, a wave's fcollect of 32-256 KiB in
 // all 12.9-27.4 -> 10.4-17.1 us and alltoall 14.9-45.5 -> 10.3-25.4 (NVSHMEM 12.6-50.9,
 // 17.3-95.5), at 2 PEs 9.9-35.6 -> 6.9-18.5 and 10.2-41.0 -> 6.9-22.2; their one-step rows of
 // 256-512 B 0.2-0.3 us higher at 4 PEs (still 25-60% below NVSHMEM's). Why is not established:
