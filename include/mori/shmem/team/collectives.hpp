@@ -99,11 +99,9 @@ MORI_DEVICE_INLINE void broadcastMove(const TeamDevice& t, void* dest, const voi
 // member's index> (alltoall); this PE last. A wave's fcollect sends the same bytes to every member:
 // the load/store members' blocks (this PE's own among them; the windows impl::put takes) go
 // kPushFanout at a time, each unit of source loaded once for all of them (Warp::copyEach), the
-// others by the device library's puts (RDMA, SDMA). 4 PEs on one H200, a wave's fcollect of 8-64
-// KiB per member: 13.5-33.6 -> 12.9-27.5 us (NVSHMEM 12.8-50.5); at 2 PEs its 8-32 KiB 6-8% slower
-// (still 19-41% below NVSHMEM's). One thread's and a block's were slower in that form (2 PEs: one
-// thread's 256 B-32 KiB per member 15-20%; 4 PEs: a block's 32-64 KiB 0.6-0.8 us, the stream's
-// 128-512 KiB ~1 us; bench/results/2026-12-04T1300Z_h200x1_mps_push_fanout.json).
+// others by the device library's puts (RDMA, SDMA). A wave only: 4 PEs on one H200, its fcollect
+// of 8-64 KiB per member 13.5-33.6 -> 12.9-27.5 us, where one thread's, a block's and the
+// stream's puts were slower as fanouts (bench/results/2026-12-04T1300Z_h200x1_mps_push_fanout.json).
 constexpr int kPushFanout = 4;
 template <class S>
 MORI_DEVICE_INLINE void fcollectPush(const TeamDevice& t, void* dest, const void* source, size_t bytes, size_t lo,
@@ -162,16 +160,11 @@ MORI_DEVICE_INLINE void pushEntry(const TeamDevice& t) {
 }
 
 // A push: its entry, this PE's puts of [0, bytes) of every piece (kOp: fcollect or alltoall), a
-// barrier. A wave's puts run out of line (where MORI_DEVICE_NOINLINE holds: not with ROCm 5's
-// hipcc, docs/DEVICE_API_FOOTPRINT.md). 4 PEs on one H200, a wave's fcollect of 32-256 KiB in
-// all 12.9-27.4 -> 10.4-17.1 us and alltoall 14.9-45.5 -> 10.3-25.4 (NVSHMEM 12.6-50.9,
-// 17.3-95.5), at 2 PEs 9.9-35.6 -> 6.9-18.5 and 10.2-41.0 -> 6.9-22.2; their one-step rows of
-// 256-512 B 0.2-0.3 us higher at 4 PEs (still 25-60% below NVSHMEM's). Why is not established:
-// the calling function spills less, but with its one-step path out of line as well the gain was
-// lost while ptxas reported the same push function (docs/TEAMS.md: the wave's push forms). One
-// thread's and a block's puts out of line were slower (one thread's fcollect of 64 KiB in all
-// 75.7 -> 96.4 us, a block's of 256 KiB 11.8 -> 13.3)
-// (bench/results/2026-12-04T1600Z_h200x1_mps_wave_push_apart.json).
+// barrier. A wave's puts run in a function of their own (where MORI_DEVICE_NOINLINE holds: not
+// with ROCm 5's hipcc, docs/DEVICE_API_FOOTPRINT.md): 4 PEs on one H200, its fcollect of 256 KiB
+// in all 27.4 -> 17.1 us and alltoall 45.5 -> 25.4 (NVSHMEM 50.9, 95.5); one thread's and a
+// block's were slower that way (bench/results/2026-12-04T1600Z_h200x1_mps_wave_push_apart.json;
+// docs/TEAMS.md says what is known of why).
 template <class S, LlOp kOp>
 MORI_DEVICE_INLINE void pushMove(const TeamDevice& t, void* dest, const void* source, size_t bytes) {
   if constexpr (kOp == LlOp::Fcollect)
