@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "mori/platform/clock.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 
 MORI_TEST_REQUIRES_GPU(2, 1);
@@ -256,8 +257,10 @@ TEST(Collectives, LargeOnStream) {
 // teams of 2 only; broadcast: every size above the one-step limit). Each PE writes its source
 // before each call and checks its dest after it: a word left over from an earlier call (the LL and
 // stage areas' halves are reused two calls later) or a peer still writing would show as a wrong
-// byte. result[0] counts bad bytes; result[1] keeps the first as iteration << 40 | kind << 32 |
-// byte index.
+// byte. One member lags in each call (b2bLags): it waits ~20 us before checking its dest, so that
+// a peer that wrote into its dest for the next call before it entered that call would show too.
+// result[0] counts bad bytes; result[1] keeps the first as iteration << 40 | kind << 32 | byte
+// index.
 constexpr size_t kB2bMaxBytes = 32768;
 constexpr int kB2bSizeCount = 12;
 constexpr int kB2bKinds = 4;
@@ -285,6 +288,12 @@ __host__ __device__ inline size_t b2bBytes(int it) {
 // 0 broadcast, 1 fcollect, 2 alltoall, 3 uint8 sum reduction
 __host__ __device__ inline int b2bKind(int it) { return it % kB2bKinds; }
 __host__ __device__ inline int b2bRoot(int it, int n) { return (it / 3) % n; }
+
+__host__ __device__ inline bool b2bLags(int it, int me, int n) { return it % n == me; }
+__device__ void b2bLag() {
+  const uint64_t end = mori::gpu::wallClock() + mori::gpu::nsToWallTicks(20000);
+  while (mori::gpu::wallClock() < end) mori::gpu::spinPause();
+}
 
 __device__ void b2bRecord(unsigned long long* result, int it, int kind, size_t i) {
   atomicAdd(&result[0], 1ull);
@@ -353,6 +362,7 @@ __global__ void backToBackKernel(mori_shmem_team_t team, mori_shmem_team_device_
       case 2: B2B_CALL(SC, mori_shmem_alltoallmem, dst, src, bytes); break;
       default: B2B_CALL(SC, mori_shmem_uint8_sum_reduce, dst, src, bytes); break;
     }
+    if (b2bLags(it, me, n)) b2bLag();
     b2bCheck(dst, seed, it, me, n, rank, size, result);
     // The next call's entry orders these reads before its writes of dest (thread scope: one thread).
   }
@@ -361,6 +371,7 @@ __global__ void backToBackKernel(mori_shmem_team_t team, mori_shmem_team_device_
 __global__ void b2bFillKernel(uint8_t* src, uint64_t seed, int it, int me, int n) {
   b2bFill(src, seed, it, me, n, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
 }
+__global__ void b2bLagKernel() { b2bLag(); }
 __global__ void b2bCheckKernel(const uint8_t* dst, uint64_t seed, int it, int me, int n, unsigned long long* result) {
   b2bCheck(dst, seed, it, me, n, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), result);
 }
@@ -401,6 +412,7 @@ void backToBack() {
           if (b2bKind(it) == 2) rc = mori_shmem_char_alltoall_on_stream(t, d, s, bytes, stream);
           if (b2bKind(it) == 3) rc = mori_shmem_uint8_sum_reduce_on_stream(t, dst, src, bytes, stream);
           EXPECT_EQ(rc, 0) << "call " << it << " on team " << t;
+          if (b2bLags(it, me, n)) b2bLagKernel<<<1, 1, 0, stream>>>();
           b2bCheckKernel<<<1, kThreads, 0, stream>>>(dst, seed, it, me, n, result);
           HIP_OK(hipGetLastError());
         }
