@@ -4,17 +4,13 @@
 
 #include "application/context/gpu_sharing.hpp"
 #include "mori/shmem.h"
+#include "shmem/c_api.hpp"
 #include "shmem/runtime.hpp"
 
 using mori::Status;
+using mori::shmem::code;
 using mori::shmem::Runtime;
 namespace log = mori::log;
-
-#define MORI_API extern "C" __attribute__((visibility("default")))
-
-namespace {
-int code(Status s) { return static_cast<int>(s); }
-}  // namespace
 
 // ---- initialisation ------------------------------------------------------------------------
 

@@ -9,14 +9,13 @@
 #include "mori/platform/gpu_runtime.hpp"
 #include "mori/shmem.h"
 #include "mori/shmem/impl/device_library.hpp"
+#include "shmem/c_api.hpp"
 #include "shmem/jit_modules.hpp"
 #include "src/platform_host/driver_entry.hpp"
 
 #if MORI_PLATFORM_NVIDIA
 #include <cuda.h>
 #endif
-
-#define MORI_API extern "C" __attribute__((visibility("default")))
 
 namespace mori::shmem::jit {
 namespace {

@@ -5,18 +5,16 @@
 #include <stdint.h>
 
 #include "mori/shmem.h"
+#include "shmem/c_api.hpp"
 #include "shmem/runtime.hpp"
 #include "shmem/stream_rma_kernels.hpp"
 
 using mori::Status;
+using mori::shmem::code;
 using mori::shmem::Runtime;
 namespace log = mori::log;
 
-#define MORI_API extern "C" __attribute__((visibility("default")))
-
 namespace {
-
-int code(Status s) { return static_cast<int>(s); }
 
 hipStream_t toStream(mori_shmem_stream_t s) { return reinterpret_cast<hipStream_t>(s); }
 

@@ -2,20 +2,19 @@
 // around team::Registry.
 #include <string.h>
 
+#include "shmem/c_api.hpp"
 #include "shmem/runtime.hpp"
 #include "shmem/team_registry.hpp"
 #include "shmem/team_spread.hpp"
 
 using mori::Status;
+using mori::shmem::code;
 using mori::shmem::team::CollectiveArgs;
 using mori::shmem::team::Registry;
 using mori::shmem::team::TeamDevice;
 namespace log = mori::log;
 
-#define MORI_API extern "C" __attribute__((visibility("default")))
-
 namespace {
-int code(Status s) { return static_cast<int>(s); }
 constexpr int kUsage = MORI_SHMEM_ERROR_INVALID_USAGE;
 
 // The live team, or null after logging who asked for which team.

@@ -62,7 +62,7 @@ hipError_t launchOneBlock(const CollectiveArgs& a, hipStream_t stream) {
 // every member has entered and its dest may be written; for broadcast and reductions (loads) the
 // release sync, after which every member's source is ready. With a.entryInKernel the first block
 // to start runs it while the others wait for it; the grid is then no larger than
-// team_spread.hpp's spreadResidentGrid, so that the grids of every PE on this GPU are resident
+// resident_grid.hpp's residentGrid, so that the grids of every PE on this GPU are resident
 // together and each PE's first block runs. Otherwise a one-block kernel ran it before this one
 // (launchCollective) and no block waits for another. Every block moves its slice; the last block
 // to finish runs the exit sync (every put is visible, and no member returns to overwriting its

@@ -22,13 +22,13 @@ struct CollectiveArgs {
   int dtype;
   int op;
   int blocks;  // 1: one kernel, one block; more: the spread form (shmem/team_spread.hpp)
-  // The spread form runs its entry sync in the data kernel (team_spread.hpp: spreadResidentGrid).
+  // The spread form runs its entry sync in the data kernel (resident_grid.hpp: residentGrid).
   bool entryInKernel;
 };
 
 MORI_RUNTIME_KERNEL hipError_t launchCollective(const CollectiveArgs& args, hipStream_t stream);
 // The fewest blocks of kSpreadThreads that one multiprocessor holds of any spread kernel
-// (team_spread.hpp: spreadResidentGrid).
+// (resident_grid.hpp: residentGrid).
 MORI_RUNTIME_KERNEL hipError_t spreadResidentBlocksPerSm(int* perSm);
 
 }  // namespace mori::shmem::team

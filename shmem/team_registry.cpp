@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "shmem/resident_grid.hpp"
 #include "shmem/runtime.hpp"
 #include "shmem/team_spread.hpp"
 #include "src/common/gpu_check.hpp"
@@ -79,7 +80,7 @@ Status Registry::init() {
   int perSm = 0;
   if (spreadResidentBlocksPerSm)
     MORI_TRY(rt_.launch("team init: the spread kernels' occupancy", spreadResidentBlocksPerSm, &perSm));
-  residentGrid_ = spreadResidentGrid(maxBlocks_, perSm, ctx.sharedGpuPes());
+  residentGrid_ = mori::shmem::residentGrid(maxBlocks_, perSm, ctx.sharedGpuPes());
 
   const mori_shmem_team_config_t defaults = MORI_SHMEM_TEAM_CONFIG_INITIALIZER;
   std::vector<int> world(static_cast<size_t>(n));

@@ -51,7 +51,7 @@ class Registry {
   const TeamDevice* deviceTable() const { return tableDev_; }
   // Most blocks a spread host collective runs on: the GPU's multiprocessors.
   int maxBlocks() const { return maxBlocks_; }
-  // The largest spread grid that runs its entry sync inside (team_spread.hpp: spreadResidentGrid).
+  // The largest spread grid that runs its entry sync inside (resident_grid.hpp: residentGrid).
   int residentGrid() const { return residentGrid_; }
   ~Registry();
 

@@ -1,7 +1,7 @@
 // How a host stream collective spreads over blocks (shmem/team_kernels.cpp). Small calls run as
 // one kernel of one block, syncs included. Large ones as one kernel of many blocks: the first
 // block to start runs the entry sync while the others wait for it (a one-block kernel before runs
-// it when the grid is too large for that: spreadResidentGrid), every block moves its slice, the
+// it when the grid is too large for that: resident_grid.hpp), every block moves its slice, the
 // last block to finish runs the exit sync.
 // Pure arithmetic, shared by the host (the plan) and the kernels (the slices); tests/host/team.
 #pragma once
@@ -29,19 +29,14 @@ constexpr int kSpreadThreads = 512;
 constexpr int kSpreadBlocksPerSm = 2;
 
 // The largest spread grid that runs its entry sync in the data kernel (its first block, the others
-// waiting for it): the grids of all `pesOnGpu` PEs that share this GPU, `residentPerSm` blocks per
-// multiprocessor, are then resident at once, since each grid's blocks wait for their PE's entry,
-// which waits for the other PEs' first blocks, which need room to run (uncapped, at one block per
-// SM, this hung test_collectives_np2 with 2 PEs on one H200:
+// waiting for it) is resident_grid.hpp's residentGrid, since each grid's blocks wait for their
+// PE's entry, which waits for the other PEs' first blocks, which need room to run (uncapped, at
+// one block per SM, this hung test_collectives_np2 with 2 PEs on one H200:
 // bench/results/2026-12-03T1710Z_h200x1_mps_spread_exit_in_kernel.json). A larger grid runs the
 // entry as a one-block kernel before it (~4.5 us more at 4 PEs on one H200, ~1.4 at 2), rather
 // than fewer blocks: 4 PEs on 25% of the GPU each, a bfloat16 reduction of 4 MiB took 47-48 us
 // over 33 blocks and 63.5-63.9 over 16
 // (bench/results/2026-12-04T0020Z_h200x1_mps_spread_entry_in_kernel.json).
-inline int spreadResidentGrid(int sms, int residentPerSm, int pesOnGpu) {
-  if (sms < 1 || residentPerSm < 1 || pesOnGpu < 1) return 0;
-  return static_cast<int>(static_cast<long>(sms) * residentPerSm / pesOnGpu);
-}
 
 // Blocks for a collective that brings `bytesIn` bytes into this PE (broadcast: the bytes;
 // fcollect, alltoall: per-member bytes x members; direct reductions: the members' bytes loaded).

@@ -56,6 +56,22 @@
 #      The acquire before each member's puts is the fcollect's loss (its one source read again
 #      from L2); the rest is the per-member waits. z's suites 30/30. Nothing of v kept; the test
 #      change lands (bench/results/2026-12-04T1830Z_h200x1_mps_push_entry_per_member.json).
+#   D: w is this tree: mori_shmem_collective_launch and its grid query (shmem/collective_launch.cpp,
+#      nvshmemx_collective_launch in mori/nvshmem.h), the resident-grid arithmetic moved to
+#      shmem/resident_grid.hpp (the spread form's, unchanged). Builds w's tests; the suites of
+#      the collective launch, the teams and the NVSHMEM compatibility (MPS, no client limit);
+#      then test_collective_launch at 2 PEs with each client at 50% and at 25% of the GPU, and at
+#      4 PEs at 25% (is a client limit below the PE's share refused by the cooperative launch, or
+#      do its blocks wait?). No benchmark.
+#   E: D's result: the team suites 30/30; test_collective_launch failed at np2 and np4, with and
+#      without a client limit: the library's occupancy query and cooperative launch of the test's
+#      kernel returned cudaErrorInvalidResourceHandle (the CUDA runtime is linked statically into
+#      the library and into the program: a kernel's address names a kernel only in the program's
+#      runtime), and the error, not cleared, then failed the runtime's next kernel launch check.
+#      w now makes those runtime calls inline in the caller's program
+#      (mori/shmem/collective_launch.hpp), the library keeping the checks, the grid and the
+#      messages (mori_shmemi_collective_grid); the test sizes its buffers from the query (every
+#      PE alike) and bounds its own waits. E runs D again on this tree.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -168,6 +184,26 @@ C)
   mps_stop
   (cd /tmp && tar -czf "$OUT/jobC.tgz" job)
   team_suites z Z 300
+  echo "total $((SECONDS - start)) s"
+  ;;
+D | E)
+  build w . $tests test_collective_launch test_resident_grid mori_shmem_bootstrap_mpi
+  SUITE_TESTS='collective_launch|resident_grid|nvshmem_unsupported|team_(np|rdma|device)|collectives|nvshmem_compat_(np|rdma)|example_allreduce|example_team_pipeline' \
+    SUITE_BUILD=0 SUITE_TEST_TIMEOUT=120 SUITE_BENCH=0 MORI_GPU_BUILD=$PWD/../build-w OUT=/tmp/suiteW \
+    timeout 300 tools/gpu_suite.sh > /tmp/suiteW.log 2>&1
+  echo "suites (w) exit $? ($((SECONDS - start)) s)"
+  grep -E "GPU tests|failed|skip" /tmp/suiteW.log | head -20
+  . tools/mps.sh
+  mps_start
+  for run in "2 50" "2 25" "4 25"; do
+    set -- $run
+    CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$2 timeout 100 mpirun -np $1 ../build-w/tests/gpu/test_collective_launch \
+      > /tmp/suiteW/cl_np$1_pct$2.log 2>&1
+    echo "test_collective_launch np$1 at $2%: exit $? ($((SECONDS - start)) s)"
+    grep -E "PASSED|FAILED|rror|mori-test verdict" /tmp/suiteW/cl_np$1_pct$2.log | sort | uniq -c | head -12
+  done
+  mps_stop
+  (cd /tmp && tar -czf "$OUT/suiteW.tgz" suiteW suiteW.log)
   echo "total $((SECONDS - start)) s"
   ;;
 esac

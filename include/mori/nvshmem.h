@@ -11,7 +11,9 @@
  *   nvshmem_my_pe, nvshmem_n_pes, nvshmem_malloc, nvshmem_calloc, nvshmem_align, nvshmem_free,
  *   nvshmem_ptr, nvshmem_barrier_all, nvshmemx_barrier_all_on_stream, nvshmemx_quiet_on_stream,
  *   nvshmemx_putmem_on_stream, nvshmemx_getmem_on_stream, nvshmemx_putmem_signal_on_stream,
- *   nvshmemx_signal_wait_until_on_stream; teams: nvshmem_team_split_strided, _split_2d,
+ *   nvshmemx_signal_wait_until_on_stream, nvshmemx_collective_launch and
+ *   nvshmemx_collective_launch_query_gridsize (GPU compilers; with PEs sharing a GPU the largest
+ *   grid is their share of it: mori/shmem.h); teams: nvshmem_team_split_strided, _split_2d,
  *   _destroy, _my_pe, _n_pes, _translate_pe, _get_config; collectives (blocking on the host,
  *   nvshmemx_*_on_stream): barrier, team_sync, <T>_broadcast, <T>_fcollect, <T>_alltoall,
  *   <T>_<op>_reduce (sum prod min max; and or xor on integers; half and bfloat16 included).
@@ -87,6 +89,20 @@ typedef mori_shmem_init_attr_t nvshmemx_init_attr_t;
 #define nvshmemx_barrier_on_stream mori_shmem_barrier_on_stream
 #define nvshmemx_team_sync_on_stream mori_shmem_team_sync_on_stream
 
+#if defined(__CUDACC__) || defined(__HIPCC__)
+/* dim3, cudaStream_t / hipStream_t: as NVSHMEM declares them (mori/shmem.h's own forms are C). */
+static inline int nvshmemx_collective_launch(const void* func, dim3 grid, dim3 block, void** args, size_t shared_mem,
+                                             mori_shmem_stream_t stream) {
+  return mori_shmem_collective_launch(func, mori_shmem_dim3_t{grid.x, grid.y, grid.z},
+                                      mori_shmem_dim3_t{block.x, block.y, block.z}, args, shared_mem, stream);
+}
+static inline int nvshmemx_collective_launch_query_gridsize(const void* func, dim3 block, void** args,
+                                                            size_t shared_mem, int* grid_size) {
+  return mori_shmem_collective_launch_query_gridsize(func, mori_shmem_dim3_t{block.x, block.y, block.z}, args,
+                                                     shared_mem, grid_size);
+}
+#endif
+
 #ifdef __cplusplus
 /* ---- names outside the subset: a use fails to compile, naming the call ----------------------- */
 template <typename... A>
@@ -105,8 +121,6 @@ struct mori_nvshmem_unsupported {
                   #NAME " is not in mori-shmem's NVSHMEM subset (see mori/nvshmem.h for what is)"); \
     return 0;                                                                                       \
   }
-MORI_NVSHMEM_UNSUPPORTED(nvshmemx_collective_launch)
-MORI_NVSHMEM_UNSUPPORTED(nvshmemx_collective_launch_query_gridsize)
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_ctx_create)
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_ctx_destroy)
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_team_create_ctx)

@@ -170,6 +170,38 @@ typedef struct ihipStream_t* mori_shmem_stream_t; /* a hipStream_t */
 int mori_shmem_barrier_all_on_stream(mori_shmem_stream_t stream);
 int mori_shmem_quiet_on_stream(mori_shmem_stream_t stream);
 
+/* ---- collective kernel launch --------------------------------------------------------- */
+/* NVSHMEM's collective launch, for a kernel whose blocks wait for other PEs (signal waits,
+ * barriers, collectives, the device API's blocking calls on another PE's data): every PE launches
+ * its kernel this way (a collective call: every PE, in the same order; the grids may differ), and
+ * every block of it runs at once (a cooperative launch), beside every block of the other PEs'
+ * kernels launched so on the same GPU. The largest such grid (query_gridsize): the blocks of
+ * `func` one multiprocessor holds (for block.x * block.y * block.z threads and shared_mem bytes of
+ * dynamic shared memory) x the GPU's multiprocessors / the PEs sharing the GPU. A grid of
+ * {0, 0, 0} runs that largest grid (x only). A larger grid, a dimension 0, or a kernel no
+ * multiprocessor can hold returns MORI_SHMEM_ERROR_INVALID_USAGE naming the sizes and launches
+ * nothing: launched, its blocks could wait forever for blocks with no room to start. `args` as for
+ * cudaLaunchKernel / hipLaunchKernel (an array of pointers to the arguments).
+ *   int mori_shmem_collective_launch(const void* func, mori_shmem_dim3_t grid,
+ *                                    mori_shmem_dim3_t block, void** args, size_t shared_mem,
+ *                                    mori_shmem_stream_t stream);
+ *   int mori_shmem_collective_launch_query_gridsize(const void* func, mori_shmem_dim3_t block,
+ *                                                   void** args, size_t shared_mem, int* grid_size);
+ * Both are inline in the caller's code (mori/shmem/collective_launch.hpp, C++ compiled by nvcc
+ * or hipcc): a kernel's address names it only in the GPU runtime of the program that defines it
+ * (the CUDA runtime is linked statically into each). */
+typedef struct mori_shmem_dim3 {
+  unsigned int x, y, z;
+} mori_shmem_dim3_t;
+/* Their parts inside the library: the checks and the grid to run (*run; *max_grid, the largest),
+ * from the kernel's blocks per multiprocessor and the GPU's multiprocessors as the caller's
+ * runtime gives them; and a failed GPU runtime call of the caller's, logged. Each returns a
+ * mori_shmem_status_t. */
+int mori_shmemi_collective_grid(const char* call, const void* func, mori_shmem_dim3_t grid, mori_shmem_dim3_t block,
+                                size_t shared_mem, int per_sm, int sms, mori_shmem_dim3_t* run, int* max_grid);
+int mori_shmemi_collective_gpu_error(const char* call, const char* what, const char* error_name,
+                                     const char* error_string);
+
 /* ---- diagnostics ----------------------------------------------------------------------- */
 /* If a kernel stopped on a device-side mori-shmem error (error completion, timeout, misuse),
  * copies its description into buf and returns 1; else returns 0. Readable after the GPU
@@ -236,6 +268,9 @@ int mori_shmem_module_finalize(void* handle, int kind);
 
 #if MORI_SHMEM_WITH_DEVICE_API
 #include "mori/shmem_device.h"
+#endif
+#if defined(__cplusplus) && (defined(__CUDACC__) || defined(__HIPCC__))
+#include "mori/shmem/collective_launch.hpp"
 #endif
 
 #include "mori/shmem_team.h"

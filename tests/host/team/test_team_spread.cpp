@@ -1,7 +1,7 @@
 // How host stream collectives spread over blocks (shmem/team_spread.hpp): small calls stay one
 // block, large ones grow with the data up to the GPU's multiprocessors, collectives that cannot
-// be split never are, the grids of PEs sharing a GPU fit on it together, and the slices of a piece cover every byte
-// exactly once on 16-byte boundaries, for random sizes and block counts.
+// be split never are, and the slices of a piece cover every byte exactly once on 16-byte
+// boundaries, for random sizes and block counts.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -38,28 +38,6 @@ TEST(TeamSpread, IndivisibleOrOneBlockGpuNeverSpreads) {
   EXPECT_EQ(spreadBlocks(size_t{1} << 30, false, 132), 1);
   EXPECT_EQ(spreadBlocks(size_t{1} << 30, true, 1), 1);
   EXPECT_EQ(spreadBlocks(size_t{1} << 30, true, 0), 1);
-}
-
-TEST(TeamSpread, EntryInKernelOnlyWhenEveryGridOnTheGpuFits) {
-  EXPECT_EQ(spreadResidentGrid(132, 2, 1), 264);  // one PE per GPU: every grid size there is
-  EXPECT_EQ(spreadResidentGrid(132, 2, 2), 132);
-  EXPECT_EQ(spreadResidentGrid(132, 1, 2), 66);
-  EXPECT_EQ(spreadResidentGrid(132, 2, 4), 66);
-  EXPECT_EQ(spreadResidentGrid(304, 1, 8), 38);
-  for (int sms : {1, 7, 80, 132, 304})
-    for (int perSm : {1, 2, 3, 4})
-      for (int pes = 1; pes <= 600; pes += pes < 16 ? 1 : 37) {
-        const int grid = spreadResidentGrid(sms, perSm, pes);
-        // The grids of all PEs on the GPU fit at once, and one more block each would not.
-        EXPECT_LE(static_cast<long>(grid) * pes, static_cast<long>(sms) * perSm) << sms << " SMs, " << pes << " PEs";
-        EXPECT_GT(static_cast<long>(grid + 1) * pes, static_cast<long>(sms) * perSm)
-            << sms << " SMs, " << pes << " PEs";
-      }
-  // Nothing known: no grid runs its entry inside.
-  EXPECT_EQ(spreadResidentGrid(0, 2, 1), 0);
-  EXPECT_EQ(spreadResidentGrid(132, 0, 1), 0);
-  EXPECT_EQ(spreadResidentGrid(132, 2, 0), 0);
-  EXPECT_EQ(spreadResidentGrid(132, 1, 200), 0);
 }
 
 void expectCover(size_t bytes, int blocks) {
