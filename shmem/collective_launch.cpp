@@ -38,7 +38,7 @@ Status collectiveGrid(const char* call, const void* func, mori_shmem_dim3_t grid
     return MORI_FAIL(Status::InvalidUsage, log::kDevice,
                      "%s on PE %d: grid %ux%ux%u (%llu blocks) of %ux%ux%u threads: at most %d blocks run at once "
                      "beside the other PEs' (%d per multiprocessor x %d multiprocessors / %d PEs on this GPU), and "
-                     "no dimension may be 0 unless all are",
+                     "no dimension may be 0 but in a grid of 0 (x 0, y and z 0 or 1: the largest)",
                      call, me, grid.x, grid.y, grid.z, static_cast<unsigned long long>(blocks), block.x, block.y,
                      block.z, largest, perSm, sms, pes);
   return Status::Success;

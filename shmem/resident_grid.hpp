@@ -19,12 +19,13 @@ inline int residentGrid(int sms, int residentPerSm, int pesOnGpu) {
   return static_cast<int>(static_cast<long>(sms) * residentPerSm / pesOnGpu);
 }
 
-// The grid a collective launch runs, given the one asked for ({0, 0, 0}: the largest, maxGrid x 1
-// x 1) and the largest resident grid. False, leaving *out alone, when a dimension is 0 (but not
-// all three) or the grid's blocks (x * y * z, saturating) exceed maxGrid; *blocks
-// receives the blocks asked for either way (0 for the largest when maxGrid < 1).
+// The grid a collective launch runs, given the one asked for and the largest resident grid. A grid
+// of 0 (x 0, y and z 0 or 1: {0, 0, 0}, and dim3(0), which is {0, 1, 1}) asks for the largest,
+// maxGrid x 1 x 1. False, leaving *out alone, when another dimension is 0 or the grid's blocks
+// (x * y * z, saturating) exceed maxGrid; *blocks receives the blocks asked for either way (0 for
+// the largest when maxGrid < 1).
 inline bool collectiveGrid(mori_shmem_dim3_t asked, int maxGrid, mori_shmem_dim3_t* out, uint64_t* blocks) {
-  if (asked.x == 0 && asked.y == 0 && asked.z == 0) {
+  if (asked.x == 0 && asked.y <= 1 && asked.z <= 1) {
     *blocks = maxGrid > 0 ? static_cast<uint64_t>(maxGrid) : 0;
     if (maxGrid < 1) return false;
     *out = mori_shmem_dim3_t{static_cast<unsigned int>(maxGrid), 1, 1};

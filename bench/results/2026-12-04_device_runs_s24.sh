@@ -72,6 +72,10 @@
 #      (mori/shmem/collective_launch.hpp), the library keeping the checks, the grid and the
 #      messages (mori_shmemi_collective_grid); the test sizes its buffers from the query (every
 #      PE alike) and bounds its own waits. E runs D again on this tree.
+#   F: E's result: 32/32 (test_collective_launch np2/np4 and the team suites), and
+#      test_collective_launch passed under each client limit (the process then sees fewer SMs:
+#      32 at 25%, 66 at 50%). F: this tree (w, then the C API files' shared c_api.hpp, and a grid
+#      of 0 that includes NVSHMEM's dim3(0) = {0, 1, 1}); test_collective_launch at 2 and 4 PEs.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -204,6 +208,15 @@ D | E)
   done
   mps_stop
   (cd /tmp && tar -czf "$OUT/suiteW.tgz" suiteW suiteW.log)
+  echo "total $((SECONDS - start)) s"
+  ;;
+F)
+  build w . test_collective_launch mori_shmem_bootstrap_mpi
+  SUITE_TESTS='collective_launch' SUITE_BUILD=0 SUITE_TEST_TIMEOUT=120 SUITE_BENCH=0 MORI_GPU_BUILD=$PWD/../build-w \
+    OUT=/tmp/suiteF timeout 200 tools/gpu_suite.sh > /tmp/suiteF.log 2>&1
+  echo "test_collective_launch (w) exit $? ($((SECONDS - start)) s)"
+  grep -E "GPU tests|failed|skip" /tmp/suiteF.log | head
+  (cd /tmp && tar -czf "$OUT/suiteF.tgz" suiteF suiteF.log)
   echo "total $((SECONDS - start)) s"
   ;;
 esac

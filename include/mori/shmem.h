@@ -177,8 +177,9 @@ int mori_shmem_quiet_on_stream(mori_shmem_stream_t stream);
  * every block of it runs at once (a cooperative launch), beside every block of the other PEs'
  * kernels launched so on the same GPU. The largest such grid (query_gridsize): the blocks of
  * `func` one multiprocessor holds (for block.x * block.y * block.z threads and shared_mem bytes of
- * dynamic shared memory) x the GPU's multiprocessors / the PEs sharing the GPU. A grid of
- * {0, 0, 0} runs that largest grid (x only). A larger grid, a dimension 0, or a kernel no
+ * dynamic shared memory) x the GPU's multiprocessors / the PEs sharing the GPU. A grid of 0
+ * ({0, 0, 0}, or dim3(0): {0, 1, 1}) runs that largest grid (x only). A larger grid, another
+ * dimension 0, or a kernel no
  * multiprocessor can hold returns MORI_SHMEM_ERROR_INVALID_USAGE naming the sizes and launches
  * nothing: launched, its blocks could wait forever for blocks with no room to start. `args` as for
  * cudaLaunchKernel / hipLaunchKernel (an array of pointers to the arguments).

@@ -1,10 +1,11 @@
 // mori_shmem_collective_launch (and NVSHMEM's name for it, mori/nvshmem.h): a kernel whose every
 // block waits for blocks of its own grid and of the next PE's, at the largest grid the query
 // gives (so every PE's grid must be resident at once beside the others' on a shared GPU), at a
-// 2-D grid, and at {0, 0, 0}. Each round, block b puts a payload with a signal to block b of the
-// next PE and checks the one from the previous PE word for word, then waits for block b + 1 of its
-// own grid to reach the round. Bad input launches nothing and names the sizes: a grid one block
-// past the limit, a zero dimension, no kernel, an empty block, a NULL grid_size.
+// 2-D grid, at {0, 0, 0} and at NVSHMEM's dim3(0). Each round, block b puts a payload with a
+// signal to block b of the next PE and checks the one from the previous PE word for word, then
+// waits for block b + 1 of its own grid to reach the round. Bad input launches nothing and names
+// the sizes: a grid one block past the limit, a zero dimension, no kernel, an empty block, a NULL
+// grid_size.
 #include <stdint.h>
 
 #include "mori/nvshmem.h"
@@ -190,6 +191,16 @@ TEST(CollectiveLaunch, TwoDimensionalGridAndNvshmemName) {
   EXPECT_EQ(r[1], 8u);
   EXPECT_EQ(r[2], 0u);
   ASSERT_TRUE(allTrue(r[0] == 0 && r[1] == 8));
+  // NVSHMEM's grid of 0, dim3(0) = {0, 1, 1}: the largest grid.
+  f.reset();
+  ASSERT_EQ(
+      nvshmemx_collective_launch(reinterpret_cast<const void*>(ringKernel), dim3(0), dim3(kThreads), args, 0, nullptr),
+      0);
+  f.result(r);
+  EXPECT_EQ(r[0], 0u);
+  EXPECT_EQ(r[1], static_cast<unsigned long long>(grid));
+  EXPECT_EQ(r[2], 0u);
+  ASSERT_TRUE(allTrue(r[0] == 0 && r[1] == static_cast<unsigned long long>(grid)));
 }
 
 TEST(CollectiveLaunch, BadInputLaunchesNothing) {

@@ -1,7 +1,7 @@
 // Grids whose blocks wait for other PEs (shmem/resident_grid.hpp): the largest grid of one PE that
 // fits on its GPU beside the same grid of every PE sharing it, and the grid a collective launch
-// runs (the largest for {0, 0, 0}; any grid of no more blocks; nothing for a larger grid, a zero
-// dimension or block counts that overflow 32 bits).
+// runs (the largest for a grid of 0: {0, 0, 0} or dim3(0); any grid of no more blocks; nothing for
+// a larger grid, another zero dimension or block counts that overflow 32 bits).
 #include <gtest/gtest.h>
 
 #include <random>
@@ -43,6 +43,14 @@ TEST(CollectiveGrid, ZeroGridRunsTheLargest) {
   EXPECT_EQ(out.y, 1u);
   EXPECT_EQ(out.z, 1u);
   EXPECT_EQ(blocks, 66u);
+  // dim3(0) is {0, 1, 1}: the largest too, and so is {0, 1, 0}.
+  for (mori_shmem_dim3_t zero : {mori_shmem_dim3_t{0, 1, 1}, mori_shmem_dim3_t{0, 1, 0}, mori_shmem_dim3_t{0, 0, 1}}) {
+    out = {7, 7, 7};
+    ASSERT_TRUE(collectiveGrid(zero, 66, &out, &blocks));
+    EXPECT_EQ(out.x, 66u);
+    EXPECT_EQ(out.y, 1u);
+    EXPECT_EQ(out.z, 1u);
+  }
   // Nothing fits: refused, *out untouched.
   out = {7, 7, 7};
   EXPECT_FALSE(collectiveGrid({0, 0, 0}, 0, &out, &blocks));
@@ -76,7 +84,8 @@ TEST(CollectiveGrid, AnyShapeUpToTheLimitRunsAsAsked) {
 TEST(CollectiveGrid, BadShapesAreRefused) {
   mori_shmem_dim3_t out{0, 0, 0};
   uint64_t blocks = 1;
-  EXPECT_FALSE(collectiveGrid({0, 4, 1}, 264, &out, &blocks));  // one dimension 0, not all
+  EXPECT_FALSE(collectiveGrid({0, 4, 1}, 264, &out, &blocks));  // x 0 with y 4: no grid of 0
+  EXPECT_FALSE(collectiveGrid({0, 1, 2}, 264, &out, &blocks));
   EXPECT_EQ(blocks, 0u);
   EXPECT_FALSE(collectiveGrid({4, 1, 0}, 264, &out, &blocks));
   EXPECT_FALSE(collectiveGrid({265, 1, 1}, 264, &out, &blocks));  // one block too many
