@@ -179,10 +179,10 @@ int mori_shmem_quiet_on_stream(mori_shmem_stream_t stream);
  * `func` one multiprocessor holds (for block.x * block.y * block.z threads and shared_mem bytes of
  * dynamic shared memory) x the GPU's multiprocessors / the PEs sharing the GPU. A grid of 0
  * ({0, 0, 0}, or dim3(0): {0, 1, 1}) runs that largest grid (x only). A larger grid, another
- * dimension 0, or a kernel no
- * multiprocessor can hold returns MORI_SHMEM_ERROR_INVALID_USAGE naming the sizes and launches
- * nothing: launched, its blocks could wait forever for blocks with no room to start. `args` as for
- * cudaLaunchKernel / hipLaunchKernel (an array of pointers to the arguments).
+ * dimension 0, or a kernel no multiprocessor can hold returns MORI_SHMEM_ERROR_INVALID_USAGE
+ * naming the sizes and launches nothing: launched, its blocks could wait forever for blocks with
+ * no room to start. `args` as for cudaLaunchKernel / hipLaunchKernel (an array of pointers to the
+ * arguments).
  *   int mori_shmem_collective_launch(const void* func, mori_shmem_dim3_t grid,
  *                                    mori_shmem_dim3_t block, void** args, size_t shared_mem,
  *                                    mori_shmem_stream_t stream);
