@@ -3,7 +3,8 @@
 // (a signal, a barrier, a collective's entry) never finishes if that PE's blocks cannot start, so
 // every such grid on the GPU must fit together: each of the `pesOnGpu` PEs gets an equal share.
 // Used by the host collectives' spread form (shmem/team_spread.hpp) and by
-// mori_shmem_collective_launch (shmem/collective_launch.cpp). Pure arithmetic; tests/host/team.
+// mori_shmem_collective_launch (shmem/collective_launch.cpp). Pure arithmetic;
+// tests/host/test_resident_grid.cpp.
 #pragma once
 
 #include <stdint.h>
