@@ -15,8 +15,8 @@ namespace log = mori::log;
 
 namespace {
 
-Status collectiveGrid(const char* call, const void* func, mori_shmem_dim3_t grid, mori_shmem_dim3_t block,
-                      size_t sharedMem, int perSm, int sms, mori_shmem_dim3_t* run, int* maxGrid) {
+Status planGrid(const char* call, const void* func, mori_shmem_dim3_t grid, mori_shmem_dim3_t block, size_t sharedMem,
+                int perSm, int sms, mori_shmem_dim3_t* run, int* maxGrid) {
   Runtime* r = Runtime::get(call);
   if (!r) return Status::InvalidUsage;
   const int me = r->ctx().myPe(), pes = r->ctx().sharedGpuPes();
@@ -49,7 +49,7 @@ Status collectiveGrid(const char* call, const void* func, mori_shmem_dim3_t grid
 MORI_API int mori_shmemi_collective_grid(const char* call, const void* func, mori_shmem_dim3_t grid,
                                          mori_shmem_dim3_t block, size_t shared_mem, int per_sm, int sms,
                                          mori_shmem_dim3_t* run, int* max_grid) {
-  return code(collectiveGrid(call, func, grid, block, shared_mem, per_sm, sms, run, max_grid));
+  return code(planGrid(call, func, grid, block, shared_mem, per_sm, sms, run, max_grid));
 }
 
 MORI_API int mori_shmemi_collective_gpu_error(const char* call, const char* what, const char* error_name,

@@ -412,7 +412,10 @@ void backToBack() {
           if (b2bKind(it) == 2) rc = mori_shmem_char_alltoall_on_stream(t, d, s, bytes, stream);
           if (b2bKind(it) == 3) rc = mori_shmem_uint8_sum_reduce_on_stream(t, dst, src, bytes, stream);
           EXPECT_EQ(rc, 0) << "call " << it << " on team " << t;
-          if (b2bLags(it, me, n)) b2bLagKernel<<<1, 1, 0, stream>>>();
+          if (b2bLags(it, me, n)) {
+            b2bLagKernel<<<1, 1, 0, stream>>>();
+            HIP_OK(hipGetLastError());
+          }
           b2bCheckKernel<<<1, kThreads, 0, stream>>>(dst, seed, it, me, n, result);
           HIP_OK(hipGetLastError());
         }
