@@ -1,9 +1,10 @@
-// The host API's team collectives as kernels on a stream. Small calls: one block of kThreads runs
-// the block-scope device collective (mori/shmem/team/collectives.hpp), syncs included. Large
-// broadcast / fcollect / alltoall and direct reductions: one kernel of CollectiveArgs::blocks
-// blocks whose first block to start runs the entry sync (or a one-block kernel before it, for
-// grids too large for that), which moves the data (puts for fcollect and alltoall, loads for the
-// others) and whose last block runs the exit sync (shmem/team_spread.hpp).
+// The host API's team collectives as kernels on a stream. Small calls: one block (kThreads, or
+// kReduceThreads for reductions) runs the block-scope device collective
+// (mori/shmem/team/collectives.hpp), syncs included. Large broadcast / fcollect / alltoall and
+// direct reductions: one kernel of CollectiveArgs::blocks blocks whose first block to start runs
+// the entry sync (or a one-block kernel before it, for grids too large for that), which moves the
+// data (puts for fcollect and alltoall, loads for the others) and whose last block runs the exit
+// sync (shmem/team_spread.hpp).
 // This module is bound at init like a user's.
 // The collectives call mori_shmem_ptr and the team queries in device code, which exist only for
 // translation units that see the device API whole: this GPU module is such a unit (the library's
@@ -19,6 +20,12 @@ namespace {
 
 // 256 threads: the device API's register budget allows a block of them without spilling.
 constexpr int kThreads = 256;
+// The one-block reduction runs 512 (a thread's cap is then 128 registers; it uses 72-80). 4 PEs,
+// bfloat16 on a stream: on one H200, 2 and 4 KiB 8.95-9.1 -> 7.65-8.0 and 11.4-11.5 -> 9.1-9.6 us;
+// on another, where 256 threads already took 7.9 and 9.3-9.6, level; no row slower on either.
+// The other kernels at 512 moved by noise only
+// (bench/results/2026-12-04T2000Z_h200x1_mps_one_block_512_threads.json).
+constexpr int kReduceThreads = 512;
 
 // One kernel per kind: each holds only its own path's code (as the device library's functions).
 template <int kKind>
@@ -121,7 +128,7 @@ __global__ __launch_bounds__(kSpreadThreads, kSpreadBlocksPerSm) void spreadKern
 
 // One kernel per element type; the operation is chosen per call (AnyOp).
 template <typename T>
-__global__ __launch_bounds__(kThreads) void reduceKernel(CollectiveArgs a) {
+__global__ __launch_bounds__(kReduceThreads) void reduceKernel(CollectiveArgs a) {
   reduceWith<Block>(a.team, static_cast<T*>(a.dest), static_cast<const T*>(a.source), a.nelems,
                     AnyOp{static_cast<Op>(a.op)});
 }
@@ -141,7 +148,7 @@ hipError_t launchReduce(const CollectiveArgs& a, hipStream_t stream) {
   if (a.blocks > 1)
     reduceSpreadKernel<T><<<a.blocks, kSpreadThreads, 0, stream>>>(a);
   else
-    reduceKernel<T><<<1, kThreads, 0, stream>>>(a);
+    reduceKernel<T><<<1, kReduceThreads, 0, stream>>>(a);
   return hipGetLastError();
 }
 
