@@ -216,6 +216,29 @@ int mori_shmem_device_error(char* buf, size_t len);
  * Reads driver state only; callable before mori_shmem_init. */
 int mori_shmem_gpu_sharing_concurrent(int device, int processes, char* how, size_t len);
 
+/* Signal operations (sig_op) and comparisons (cmp) of the signal and wait calls, host and device. */
+enum mori_shmem_signal_ops { MORI_SHMEM_SIGNAL_SET = 0, MORI_SHMEM_SIGNAL_ADD = 1 };
+enum mori_shmem_cmp_ops {
+  MORI_SHMEM_CMP_EQ = 0,
+  MORI_SHMEM_CMP_NE = 1,
+  MORI_SHMEM_CMP_GT = 2,
+  MORI_SHMEM_CMP_GE = 3,
+  MORI_SHMEM_CMP_LT = 4,
+  MORI_SHMEM_CMP_LE = 5
+};
+
+/* The element types of the typed RMA calls (mori/shmem_device.h) as X(name, type): the device
+ * API's mori_shmem_<name>_put_block and the like, and mori/nvshmem.h's typed names. */
+#define MORI_SHMEM_RMA_TYPES(X)                                                                                        \
+  X(float, float)                                                                                                      \
+  X(double, double)                                                                                                    \
+  X(char, char)                                                                                                        \
+  X(schar, signed char)                                                                                                \
+  X(short, short) X(int, int) X(long, long) X(longlong, long long) X(uchar, unsigned char) X(ushort, unsigned short)   \
+      X(uint, unsigned int) X(ulong, unsigned long) X(ulonglong, unsigned long long) X(int8, int8_t) X(int16, int16_t) \
+          X(int32, int32_t) X(int64, int64_t) X(uint8, uint8_t) X(uint16, uint16_t) X(uint32, uint32_t)                \
+              X(uint64, uint64_t) X(size, size_t) X(ptrdiff, ptrdiff_t)
+
 /* ---- stream-ordered RMA ---------------------------------------------------------------- */
 /* NVSHMEM's *_on_stream RMA: each call checks its arguments, enqueues the operation on `stream`
  * (a cudaStream_t / hipStream_t of the current device; NULL: the legacy default stream) and
@@ -233,11 +256,11 @@ int mori_shmem_gpu_sharing_concurrent(int device, int processes, char* how, size
 int mori_shmem_putmem_on_stream(void* dest, const void* source, size_t bytes, int pe, mori_shmem_stream_t stream);
 int mori_shmem_getmem_on_stream(void* dest, const void* source, size_t bytes, int pe, mori_shmem_stream_t stream);
 /* Put, then update pe's sig_addr with `signal` once the data is delivered. sig_op:
- * MORI_SHMEM_SIGNAL_SET (0) or MORI_SHMEM_SIGNAL_ADD (1) of mori/shmem_device.h. */
+ * MORI_SHMEM_SIGNAL_SET (0) or MORI_SHMEM_SIGNAL_ADD (1). */
 int mori_shmem_putmem_signal_on_stream(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
                                        uint64_t signal, int sig_op, int pe, mori_shmem_stream_t stream);
 /* The stream waits until this PE's symmetric sig_addr satisfies cmp against cmp_value (cmp:
- * MORI_SHMEM_CMP_EQ 0, _NE 1, _GT 2, _GE 3, _LT 4, _LE 5 of mori/shmem_device.h); later work on
+ * MORI_SHMEM_CMP_EQ 0, _NE 1, _GT 2, _GE 3, _LT 4, _LE 5); later work on
  * the stream sees what was delivered before the signal. */
 int mori_shmem_signal_wait_until_on_stream(uint64_t* sig_addr, int cmp, uint64_t cmp_value, mori_shmem_stream_t stream);
 

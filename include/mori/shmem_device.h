@@ -48,16 +48,6 @@
 #include "mori/shmem/impl/pe_queries.hpp"
 #endif
 
-enum mori_shmem_signal_ops { MORI_SHMEM_SIGNAL_SET = 0, MORI_SHMEM_SIGNAL_ADD = 1 };
-enum mori_shmem_cmp_ops {
-  MORI_SHMEM_CMP_EQ = 0,
-  MORI_SHMEM_CMP_NE = 1,
-  MORI_SHMEM_CMP_GT = 2,
-  MORI_SHMEM_CMP_GE = 3,
-  MORI_SHMEM_CMP_LT = 4,
-  MORI_SHMEM_CMP_LE = 5
-};
-
 #define MORI_SHMEM_DEVICE static __device__ __forceinline__
 #define MORI_SHMEMI_NS ::mori::shmem::impl
 #define MORI_SHMEMI_S MORI_SHMEMI_NS::states()
@@ -99,29 +89,44 @@ MORI_SHMEMI_SCOPES(MORI_SHMEMI_RMA_BYTES)
 
 /* ---- typed RMA ----------------------------------------------------------------------------
  * <type>_put[_nbi]_<scope>(dest, src, nelems, pe [, qpId]), <type>_get[_nbi]_<scope>(...),
- * <type>_p(dest, value, pe [, qpId]) (inline small-value put), <type>_g(src, pe [, qpId]). */
-#define MORI_SHMEM_RMA_TYPES(X)                                                                                        \
-  X(float, float)                                                                                                      \
-  X(double, double) X(char, char) X(schar, signed char) X(short, short) X(int, int) X(long, long)                      \
-      X(longlong, long long) X(uchar, unsigned char) X(ushort, unsigned short) X(uint, unsigned int)                   \
-          X(ulong, unsigned long) X(ulonglong, unsigned long long) X(int8, int8_t) X(int16, int16_t) X(int32, int32_t) \
-              X(int64, int64_t) X(uint8, uint8_t) X(uint16, uint16_t) X(uint32, uint32_t) X(uint64, uint64_t)          \
-                  X(size, size_t) X(ptrdiff, ptrdiff_t)
-
-#define MORI_SHMEMI_RMA_TYPED_SCOPE(NAME, T, SC, S)                                                                 \
-  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_put_nbi_##SC(T* dest, const T* src, size_t nelems, int pe,             \
-                                                          int qpId = 0) {                                           \
-    MORI_SHMEMI_NS::put<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, nelems * sizeof(T), pe, qpId, false);          \
-  }                                                                                                                 \
-  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_put_##SC(T* dest, const T* src, size_t nelems, int pe, int qpId = 0) { \
-    MORI_SHMEMI_NS::put<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, nelems * sizeof(T), pe, qpId, true);           \
-  }                                                                                                                 \
-  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_get_nbi_##SC(T* dest, const T* src, size_t nelems, int pe,             \
-                                                          int qpId = 0) {                                           \
-    MORI_SHMEMI_NS::get<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, nelems * sizeof(T), pe, qpId, false);          \
-  }                                                                                                                 \
-  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_get_##SC(T* dest, const T* src, size_t nelems, int pe, int qpId = 0) { \
-    MORI_SHMEMI_NS::get<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, nelems * sizeof(T), pe, qpId, true);           \
+ * <type>_put_signal[_nbi]_<scope>(dest, src, nelems, sig_addr, signal, sig_op, pe [, qpId]),
+ * <type>_iput_<scope>(dest, src, dst, sst, nelems, pe [, qpId]) and <type>_iget_<scope>(...):
+ * strided, element i at src[i * sst] and dest[i * dst] (strides in elements), blocking, one
+ * single-element operation per element (mori/shmem/impl/operations.hpp: strided),
+ * <type>_p(dest, value, pe [, qpId]) (inline small-value put), <type>_g(src, pe [, qpId]).
+ * The types: MORI_SHMEM_RMA_TYPES (mori/shmem.h). */
+#define MORI_SHMEMI_RMA_TYPED_SCOPE(NAME, T, SC, S)                                                                    \
+  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_put_nbi_##SC(T* dest, const T* src, size_t nelems, int pe,                \
+                                                          int qpId = 0) {                                              \
+    MORI_SHMEMI_NS::put<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, nelems * sizeof(T), pe, qpId, false);             \
+  }                                                                                                                    \
+  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_put_##SC(T* dest, const T* src, size_t nelems, int pe, int qpId = 0) {    \
+    MORI_SHMEMI_NS::put<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, nelems * sizeof(T), pe, qpId, true);              \
+  }                                                                                                                    \
+  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_get_nbi_##SC(T* dest, const T* src, size_t nelems, int pe,                \
+                                                          int qpId = 0) {                                              \
+    MORI_SHMEMI_NS::get<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, nelems * sizeof(T), pe, qpId, false);             \
+  }                                                                                                                    \
+  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_get_##SC(T* dest, const T* src, size_t nelems, int pe, int qpId = 0) {    \
+    MORI_SHMEMI_NS::get<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, nelems * sizeof(T), pe, qpId, true);              \
+  }                                                                                                                    \
+  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_put_signal_nbi_##SC(                                                      \
+      T* dest, const T* src, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, int qpId = 0) {   \
+    MORI_SHMEMI_NS::putSignal<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, nelems * sizeof(T), sig_addr, signal,       \
+                                                 static_cast<MORI_SHMEMI_NS::SignalOp>(sig_op), pe, qpId, false);      \
+  }                                                                                                                    \
+  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_put_signal_##SC(T* dest, const T* src, size_t nelems, uint64_t* sig_addr, \
+                                                             uint64_t signal, int sig_op, int pe, int qpId = 0) {      \
+    MORI_SHMEMI_NS::putSignal<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S, dest, src, nelems * sizeof(T), sig_addr, signal,       \
+                                                 static_cast<MORI_SHMEMI_NS::SignalOp>(sig_op), pe, qpId, true);       \
+  }                                                                                                                    \
+  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_iput_##SC(T* dest, const T* src, ptrdiff_t dst, ptrdiff_t sst,            \
+                                                       size_t nelems, int pe, int qpId = 0) {                          \
+    MORI_SHMEMI_NS::strided<MORI_SHMEMI_NS::S, true>(MORI_SHMEMI_S, dest, src, dst, sst, nelems, pe, qpId);            \
+  }                                                                                                                    \
+  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_iget_##SC(T* dest, const T* src, ptrdiff_t dst, ptrdiff_t sst,            \
+                                                       size_t nelems, int pe, int qpId = 0) {                          \
+    MORI_SHMEMI_NS::strided<MORI_SHMEMI_NS::S, false>(MORI_SHMEMI_S, dest, src, dst, sst, nelems, pe, qpId);           \
   }
 #define MORI_SHMEMI_RMA_TYPED(NAME, T)                                                   \
   MORI_SHMEMI_RMA_TYPED_SCOPE(NAME, T, thread, ThreadScope)                              \
@@ -160,11 +165,14 @@ MORI_SHMEM_DEVICE uint64_t mori_shmem_signal_wait_until(uint64_t* sig_addr, int 
  * pe), _fetch_and/_and, _fetch_or/_or, _fetch_xor/_xor(dest, value, pe); each [, qpId].
  * Fetching forms return the value before the operation. Atomic against other mori-shmem atomics
  * on the same object. */
-#define MORI_SHMEM_AMO_TYPES(X)                                                                                       \
-  X(int, int)                                                                                                         \
-  X(long, long) X(longlong, long long) X(uint, unsigned int) X(ulong, unsigned long) X(ulonglong, unsigned long long) \
-      X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t) X(size, size_t)                     \
-          X(ptrdiff, ptrdiff_t)
+#define MORI_SHMEM_AMO_TYPES(X)                                                                                \
+  X(int, int)                                                                                                  \
+  X(long, long)                                                                                                \
+  X(longlong, long long)                                                                                       \
+  X(uint, unsigned int)                                                                                        \
+  X(ulong, unsigned long)                                                                                      \
+  X(ulonglong, unsigned long long) X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t) \
+      X(size, size_t) X(ptrdiff, ptrdiff_t)
 
 #define MORI_SHMEMI_AMO_OP(NAME, T, OPNAME, OP)                                                                      \
   MORI_SHMEM_DEVICE T mori_shmem_##NAME##_atomic_fetch_##OPNAME(T* dest, T value, int pe, int qpId = 0) {            \
@@ -210,11 +218,14 @@ MORI_SHMEM_AMO_TYPES(MORI_SHMEMI_AMO)
  * _wait_until_any(...) -> index; _wait_until_some(ivars, n, indices, status, cmp, value) -> count;
  * _test(ivar, cmp, value) -> 0/1; _test_all -> 0/1; _test_any -> index or n. status (may be
  * NULL): entries with a non-zero status are skipped. cmp: MORI_SHMEM_CMP_*. */
-#define MORI_SHMEM_SYNC_TYPES(X)                                                                                      \
-  X(int, int)                                                                                                         \
-  X(long, long) X(longlong, long long) X(uint, unsigned int) X(ulong, unsigned long) X(ulonglong, unsigned long long) \
-      X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t) X(size, size_t)                     \
-          X(ptrdiff, ptrdiff_t)
+#define MORI_SHMEM_SYNC_TYPES(X)                                                                               \
+  X(int, int)                                                                                                  \
+  X(long, long)                                                                                                \
+  X(longlong, long long)                                                                                       \
+  X(uint, unsigned int)                                                                                        \
+  X(ulong, unsigned long)                                                                                      \
+  X(ulonglong, unsigned long long) X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t) \
+      X(size, size_t) X(ptrdiff, ptrdiff_t)
 
 #define MORI_SHMEMI_CMP(c) static_cast<MORI_SHMEMI_NS::Cmp>(c)
 #define MORI_SHMEMI_SYNC(NAME, T)                                                                                  \

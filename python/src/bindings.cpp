@@ -91,15 +91,15 @@ NB_MODULE(_C, m) {
   m.attr("TEAM_WORLD") = static_cast<int>(MORI_SHMEM_TEAM_WORLD);
   m.attr("TEAM_NODE") = static_cast<int>(MORI_SHMEM_TEAM_NODE);
   m.attr("DLPACK_DEVICE_TYPE") = kDLGpuDeviceType;
-  // sig_op and cmp values documented in mori/shmem.h (checked against the device API's enums).
-  m.attr("SIGNAL_SET") = 0;
-  m.attr("SIGNAL_ADD") = 1;
-  m.attr("CMP_EQ") = 0;
-  m.attr("CMP_NE") = 1;
-  m.attr("CMP_GT") = 2;
-  m.attr("CMP_GE") = 3;
-  m.attr("CMP_LT") = 4;
-  m.attr("CMP_LE") = 5;
+  // sig_op and cmp values of mori/shmem.h.
+  m.attr("SIGNAL_SET") = static_cast<int>(MORI_SHMEM_SIGNAL_SET);
+  m.attr("SIGNAL_ADD") = static_cast<int>(MORI_SHMEM_SIGNAL_ADD);
+  m.attr("CMP_EQ") = static_cast<int>(MORI_SHMEM_CMP_EQ);
+  m.attr("CMP_NE") = static_cast<int>(MORI_SHMEM_CMP_NE);
+  m.attr("CMP_GT") = static_cast<int>(MORI_SHMEM_CMP_GT);
+  m.attr("CMP_GE") = static_cast<int>(MORI_SHMEM_CMP_GE);
+  m.attr("CMP_LT") = static_cast<int>(MORI_SHMEM_CMP_LT);
+  m.attr("CMP_LE") = static_cast<int>(MORI_SHMEM_CMP_LE);
 
   // ---- initialisation
   m.def(

@@ -16,6 +16,9 @@ __global__ void putKernel(void* dest, const void* src, size_t bytes, int pe) {
 }
 __global__ void pKernel(uint64_t* dest, int pe) { mori_shmem_uint64_p(dest, 7, pe); }
 __global__ void fetchAddKernel(uint64_t* dest, int pe) { (void)mori_shmem_uint64_atomic_fetch_add(dest, 1, pe); }
+__global__ void iputKernel(uint64_t* dest, const uint64_t* src, ptrdiff_t dst, int pe) {
+  mori_shmem_uint64_iput_thread(dest, src, dst, 1, 2, pe);
+}
 
 // Waits for a kernel that should have stopped and returns the recorded device error.
 std::string deviceError() {
@@ -70,6 +73,19 @@ TEST(DeviceErrors, ElementNotSymmetric) {
   std::string msg = deviceError();
   EXPECT_NE(msg.find("not in the symmetric heap or a registered region"), std::string::npos) << msg;
   EXPECT_NE(msg.find(addressOf(plain + 3)), std::string::npos) << "must name the address: " << msg;
+  if (!HasFailure()) printf("DEVICE-ERROR-CHECK-PASSED\n");
+}
+
+// A stride that walks off the heap: element 0 lands, element 1's address is reported.
+TEST(DeviceErrors, StrideLeavesTheHeap) {
+  ASSERT_EQ(mori_shmem_init(), 0);
+  auto* buf = static_cast<uint64_t*>(mori_shmem_malloc(256));
+  const ptrdiff_t dst = ptrdiff_t{1} << 40;  // 8 TiB: past any heap
+  iputKernel<<<1, 1>>>(buf, buf + 16, dst, 0);
+  HIP_OK(hipGetLastError());
+  std::string msg = deviceError();
+  EXPECT_NE(msg.find("not in the symmetric heap or a registered region"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(addressOf(buf + dst)), std::string::npos) << "must name element 1's address: " << msg;
   if (!HasFailure()) printf("DEVICE-ERROR-CHECK-PASSED\n");
 }
 

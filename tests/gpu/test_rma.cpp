@@ -1,8 +1,9 @@
 // Contiguous RMA over the device API: put/get, blocking and not, in thread, warp and block
 // scope, sizes 1 B .. 256 MiB with odd sizes and unaligned offsets; every byte checked, and the
 // bytes around each destination checked untouched; the sweep on heap buffers and again, up to
-// 4 MiB, on registered buffers. The typed forms (and p/g) are in test_rma_typed*.cpp: one
-// program, units of a few kernels each, so that each compiles in seconds.
+// 4 MiB, on registered buffers. The typed forms (and p/g) are in test_rma_typed*.cpp, strided
+// RMA and typed put-with-signal in test_rma_strided.cpp: one program, units of a few kernels
+// each, so that each compiles in seconds.
 #include <stdio.h>
 
 #include <algorithm>

@@ -126,6 +126,27 @@ MORI_DEVICE_INLINE T g(const GpuStates& s, const T* src, int pe, int qp) {
   return fromBits<T>(mori_shmemi_g(src, sizeof(T), pe, qp));
 }
 
+// ---- strided put / get -------------------------------------------------------------------------
+// Element i of src (stride sst elements) to element i of dest (stride dst), i < n, strides of any
+// sign; kPut: dest is pe's (iput), else src is (iget). The scope's threads take elements rank,
+// rank + size, ...: one p or g each (on a P2P peer a store or load; otherwise the device
+// library's inline write or read), so every transport and every address check is the
+// single-element path's. Blocking: the source may be reused (iput) and dest holds every element
+// (iget) when the scope returns.
+template <class S, bool kPut, typename T>
+MORI_DEVICE_INLINE void strided(const GpuStates& s, T* dest, const T* src, ptrdiff_t dst, ptrdiff_t sst, size_t n,
+                                int pe, int qp) {
+  for (size_t i = static_cast<size_t>(S::rank()); i < n; i += static_cast<size_t>(S::size())) {
+    T* to = dest + static_cast<ptrdiff_t>(i) * dst;
+    const T* from = src + static_cast<ptrdiff_t>(i) * sst;
+    if constexpr (kPut)
+      p<T>(s, to, *from, pe, qp);
+    else
+      *to = g<T>(s, from, pe, qp);
+  }
+  S::sync();
+}
+
 // ---- signals -----------------------------------------------------------------------------------
 
 // Atomic update of pe's signal word. `ordered` (put-with-signal, the barrier): the signal must
