@@ -10,7 +10,9 @@
  *   _WITH_UNIQUEID, nvshmemx_get_uniqueid, nvshmemx_set_attr_uniqueid_args), nvshmem_finalize,
  *   nvshmem_my_pe, nvshmem_n_pes, nvshmem_malloc, nvshmem_calloc, nvshmem_align, nvshmem_free,
  *   nvshmem_ptr, nvshmem_barrier_all, nvshmemx_barrier_all_on_stream, nvshmemx_quiet_on_stream,
- *   nvshmemx_putmem_on_stream, nvshmemx_getmem_on_stream, nvshmemx_putmem_signal_on_stream,
+ *   nvshmemx_putmem[_nbi]_on_stream, nvshmemx_getmem[_nbi]_on_stream,
+ *   nvshmemx_putmem_signal[_nbi]_on_stream, their typed (nvshmemx_<T>_put_on_stream, ...) and
+ *   sized (nvshmemx_put32_on_stream, ...) forms (the _nbi ones complete as the blocking ones),
  *   nvshmemx_signal_wait_until_on_stream, nvshmemx_collective_launch and
  *   nvshmemx_collective_launch_query_gridsize (GPU compilers; with PEs sharing a GPU the largest
  *   grid is their share of it: mori/shmem.h); teams: nvshmem_team_split_strided, _split_2d,
@@ -18,7 +20,9 @@
  *   nvshmemx_*_on_stream): barrier, team_sync, <T>_broadcast, <T>_fcollect, <T>_alltoall,
  *   <T>_<op>_reduce (sum prod min max; and or xor on integers; half and bfloat16 included).
  * Covered (device): nvshmem_putmem[_nbi], nvshmem_getmem[_nbi], nvshmem_putmem_signal[_nbi] and
- *   their nvshmemx_*_warp / _block forms; nvshmem_<T>_put/get[_nbi] (+ _warp/_block), _p, _g;
+ *   their nvshmemx_*_warp / _block forms; nvshmem_<T>_put/get[_nbi], _put_signal[_nbi], _iput,
+ *   _iget (+ _warp/_block), _p, _g; the sized nvshmem_put<BITS>/get<BITS>[_nbi],
+ *   put<BITS>_signal[_nbi] (8-128) and iput<BITS>/iget<BITS> (8-64) (+ _warp/_block);
  *   nvshmemx_signal_op, nvshmem_signal_fetch, nvshmem_signal_wait_until; nvshmem_<T>_atomic_*
  *   (fetch, set, swap, compare_swap, fetch_inc, inc, fetch_add, add, fetch_and, and, fetch_or,
  *   or, fetch_xor, xor); nvshmem_<T>_wait_until[_all/_any/_some], _test[_all/_any]; nvshmem_quiet,
@@ -78,6 +82,11 @@ typedef mori_shmem_init_attr_t nvshmemx_init_attr_t;
 #define nvshmemx_putmem_on_stream mori_shmem_putmem_on_stream
 #define nvshmemx_getmem_on_stream mori_shmem_getmem_on_stream
 #define nvshmemx_putmem_signal_on_stream mori_shmem_putmem_signal_on_stream
+/* The _nbi forms on a stream: the blocking call (it completes no later than NVSHMEM's nbi form
+ * must, when the stream reaches it). */
+#define nvshmemx_putmem_nbi_on_stream mori_shmem_putmem_on_stream
+#define nvshmemx_getmem_nbi_on_stream mori_shmem_getmem_on_stream
+#define nvshmemx_putmem_signal_nbi_on_stream mori_shmem_putmem_signal_on_stream
 #define nvshmemx_signal_wait_until_on_stream mori_shmem_signal_wait_until_on_stream
 #define nvshmem_team_split_strided mori_shmem_team_split_strided
 #define nvshmem_team_split_2d mori_shmem_team_split_2d
@@ -88,6 +97,43 @@ typedef mori_shmem_init_attr_t nvshmemx_init_attr_t;
 #define nvshmem_team_translate_pe mori_shmem_team_translate_pe
 #define nvshmemx_barrier_on_stream mori_shmem_barrier_on_stream
 #define nvshmemx_team_sync_on_stream mori_shmem_team_sync_on_stream
+
+/* Typed and sized RMA on a stream: nvshmemx_<T>_put / _get / _put_signal [_nbi]_on_stream and
+ * nvshmemx_put<BITS> / get<BITS> / put<BITS>_signal [_nbi]_on_stream, in bytes. */
+#define MORI_NVSHMEMI_STREAM_RMA(PRE, MID, T, BYTES)                                                                   \
+  static inline int nvshmemx_##PRE##put##MID##_on_stream(T* d, const T* s, size_t n, int pe, mori_shmem_stream_t st) { \
+    return mori_shmem_putmem_on_stream(d, s, n * (BYTES), pe, st);                                                     \
+  }                                                                                                                    \
+  static inline int nvshmemx_##PRE##put##MID##_nbi_on_stream(T* d, const T* s, size_t n, int pe,                       \
+                                                             mori_shmem_stream_t st) {                                 \
+    return mori_shmem_putmem_on_stream(d, s, n * (BYTES), pe, st);                                                     \
+  }                                                                                                                    \
+  static inline int nvshmemx_##PRE##get##MID##_on_stream(T* d, const T* s, size_t n, int pe, mori_shmem_stream_t st) { \
+    return mori_shmem_getmem_on_stream(d, s, n * (BYTES), pe, st);                                                     \
+  }                                                                                                                    \
+  static inline int nvshmemx_##PRE##get##MID##_nbi_on_stream(T* d, const T* s, size_t n, int pe,                       \
+                                                             mori_shmem_stream_t st) {                                 \
+    return mori_shmem_getmem_on_stream(d, s, n * (BYTES), pe, st);                                                     \
+  }                                                                                                                    \
+  static inline int nvshmemx_##PRE##put##MID##_signal_on_stream(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, \
+                                                                int op, int pe, mori_shmem_stream_t st) {              \
+    return mori_shmem_putmem_signal_on_stream(d, s, n * (BYTES), sig, v, op, pe, st);                                  \
+  }                                                                                                                    \
+  static inline int nvshmemx_##PRE##put##MID##_signal_nbi_on_stream(                                                   \
+      T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe, mori_shmem_stream_t st) {                 \
+    return mori_shmem_putmem_signal_on_stream(d, s, n * (BYTES), sig, v, op, pe, st);                                  \
+  }
+#define MORI_NVSHMEMI_STREAM_TYPED(NAME, T) MORI_NVSHMEMI_STREAM_RMA(NAME##_, , T, sizeof(T))
+#define MORI_NVSHMEMI_STREAM_SIZED(BITS) MORI_NVSHMEMI_STREAM_RMA(, BITS, void, (BITS) / 8)
+MORI_SHMEM_RMA_TYPES(MORI_NVSHMEMI_STREAM_TYPED)
+MORI_NVSHMEMI_STREAM_SIZED(8)
+MORI_NVSHMEMI_STREAM_SIZED(16)
+MORI_NVSHMEMI_STREAM_SIZED(32)
+MORI_NVSHMEMI_STREAM_SIZED(64)
+MORI_NVSHMEMI_STREAM_SIZED(128)
+#undef MORI_NVSHMEMI_STREAM_SIZED
+#undef MORI_NVSHMEMI_STREAM_TYPED
+#undef MORI_NVSHMEMI_STREAM_RMA
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
 /* dim3, cudaStream_t / hipStream_t: as NVSHMEM declares them (mori/shmem.h's own forms are C). */
@@ -127,11 +173,13 @@ MORI_NVSHMEM_UNSUPPORTED(nvshmem_team_create_ctx)
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_ctx_get_team)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_buffer_register)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_buffer_unregister)
-MORI_NVSHMEM_UNSUPPORTED(nvshmem_putmem_signal_nbi_on_stream)
-MORI_NVSHMEM_UNSUPPORTED(nvshmem_iput)
-MORI_NVSHMEM_UNSUPPORTED(nvshmem_iget)
-MORI_NVSHMEM_UNSUPPORTED(nvshmem_int_iput)
-MORI_NVSHMEM_UNSUPPORTED(nvshmem_int_iget)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_signal_op_on_stream)
+MORI_NVSHMEM_UNSUPPORTED(nvshmem_iput128)
+MORI_NVSHMEM_UNSUPPORTED(nvshmem_iget128)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_int_iput_on_stream)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_int_iget_on_stream)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_int_p_on_stream)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_int_g_on_stream)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_init_status)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_hostlib_init_attr)
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_info_get_version)

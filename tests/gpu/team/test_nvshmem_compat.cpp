@@ -1,8 +1,8 @@
 // An NVSHMEM-style program built through <mori/nvshmem.h>: every SHMEM call below is spelled as in
-// NVSHMEM (puts, put-with-signal, p/g, atomics, waits, teams, device and on-stream collectives,
-// host collectives); only the include differs (and the GPU runtime is spelled hip*, the suite's
-// portable spelling, so that the AMD build compiles the same file). The harness (gtest, verdict over PEs) is the test
-// suite's. Random data, checked exactly on every PE.
+// NVSHMEM (puts, put-with-signal, typed, sized and strided RMA, p/g, atomics, waits, teams, device
+// and on-stream collectives, host collectives, on-stream RMA); only the include differs (and the GPU runtime is spelled
+// hip*, the suite's portable spelling, so that the AMD build compiles the same file). The harness (gtest, verdict over
+// PEs) is the test suite's. Random data, checked exactly on every PE.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -51,6 +51,38 @@ __global__ void ringKernel(uint32_t* buf, uint32_t* src, uint64_t* sig, unsigned
   nvshmemx_barrier_block(NVSHMEM_TEAM_WORLD);
 }
 
+// Typed and sized RMA names: a typed put-with-signal (block) of n ints to the next PE, a strided
+// iput (thread: every 2nd source int to every 3rd int of `strided`), a sized nbi put (warp) and a
+// sized strided iget (thread) from the previous PE; each PE checks what landed and what it read.
+__global__ void rmaFormsKernel(int* land, int* strided, int* wide, int* got, const int* src, uint64_t* sig, size_t n,
+                               uint32_t seed, int* bad) {
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
+  const size_t m = n / 3;
+  nvshmemx_int_put_signal_block(land, src, n, sig, 1, NVSHMEM_SIGNAL_ADD, next);
+  if (threadIdx.x < static_cast<unsigned>(warpSize)) nvshmemx_put32_nbi_warp(wide, src, n, next);
+  if (threadIdx.x == 0) {
+    nvshmem_int_iput(strided, src, 3, 2, m, next);
+    nvshmem_iget32(got, src, 1, 2, m, prev);
+    nvshmem_quiet();
+    nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, 1);
+  }
+  __syncthreads();
+  for (size_t i = threadIdx.x; i < n; i += blockDim.x)
+    if (land[i] != static_cast<int>(value(seed, prev, static_cast<uint32_t>(i)))) atomicAdd(bad, 1);
+  for (size_t k = threadIdx.x; k < m; k += blockDim.x)
+    if (got[k] != static_cast<int>(value(seed, prev, static_cast<uint32_t>(2 * k)))) atomicAdd(bad, 1);
+  nvshmemx_barrier_block(NVSHMEM_TEAM_WORLD);  // every PE's iput and nbi put are complete
+  for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
+    const int want = static_cast<int>(value(seed, prev, static_cast<uint32_t>(i)));
+    if (wide[i] != want) atomicAdd(bad, 1);
+    // every 3rd int came from the previous PE's every 2nd source int; the others kept -1
+    const int strideWant =
+        i % 3 == 0 && i / 3 < m ? static_cast<int>(value(seed, prev, static_cast<uint32_t>(2 * (i / 3)))) : -1;
+    if (strided[i] != strideWant) atomicAdd(bad, 1);
+  }
+}
+
 // Device collectives on a split team: team queries, int sum reduce (block), float fcollect
 // (warp), long broadcast (thread, from the last member), int alltoall (block).
 __global__ void teamKernel(nvshmem_team_t team, int* isrc, int* idst, float* fsrc, float* fdst, long* l, int* a2a,
@@ -96,6 +128,42 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
   nvshmem_barrier_all();
   ringKernel<<<1, 256>>>(buf, src, sig, counter, pv, n, 77, bad);
   ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+
+  // Typed, sized and strided RMA names, on the device and on a stream.
+  int* land = static_cast<int*>(nvshmem_malloc(n * sizeof(int)));
+  int* strided = static_cast<int*>(nvshmem_malloc(n * sizeof(int)));
+  int* wide = static_cast<int*>(nvshmem_malloc(n * sizeof(int)));
+  int* got = static_cast<int*>(nvshmem_malloc(n * sizeof(int)));
+  uint64_t* sig2 = static_cast<uint64_t*>(nvshmem_calloc(2, sizeof(uint64_t)));
+  ASSERT_TRUE(land && strided && wide && got && sig2);
+  ASSERT_EQ(hipMemset(strided, 0xff, n * sizeof(int)), hipSuccess);  // -1 in every int
+  ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+  nvshmem_barrier_all();
+  rmaFormsKernel<<<1, 256>>>(land, strided, wide, got, reinterpret_cast<const int*>(src), sig2, n, 77, bad);
+  ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+  {
+    hipStream_t s;
+    ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
+    const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
+    nvshmem_barrier_all();  // every PE is done with the kernel's buffers
+    ASSERT_EQ(nvshmemx_int_put_nbi_on_stream(land, reinterpret_cast<const int*>(src) + 1, n - 1, next, s), 0);
+    ASSERT_EQ(nvshmemx_put64_signal_nbi_on_stream(wide, src, n / 2, sig2 + 1, 9, NVSHMEM_SIGNAL_SET, next, s), 0);
+    ASSERT_EQ(nvshmemx_signal_wait_until_on_stream(sig2 + 1, NVSHMEM_CMP_EQ, 9, s), 0);
+    ASSERT_EQ(nvshmemx_quiet_on_stream(s), 0);
+    ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+    nvshmem_barrier_all();
+    std::vector<int> hl(n - 1), hw(n / 2 * 2);
+    ASSERT_EQ(hipMemcpy(hl.data(), land, hl.size() * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+    ASSERT_EQ(hipMemcpy(hw.data(), wide, hw.size() * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+    for (size_t i = 0; i < hl.size(); ++i)
+      ASSERT_EQ(static_cast<uint32_t>(hl[i]), value(77, prev, static_cast<uint32_t>(i + 1))) << "land " << i;
+    for (size_t i = 0; i < hw.size(); ++i)
+      ASSERT_EQ(static_cast<uint32_t>(hw[i]), value(77, prev, static_cast<uint32_t>(i))) << "wide " << i;
+    ASSERT_EQ(hipStreamDestroy(s), hipSuccess);
+  }
+  for (void* p : {static_cast<void*>(sig2), static_cast<void*>(got), static_cast<void*>(wide),
+                  static_cast<void*>(strided), static_cast<void*>(land)})
+    nvshmem_free(p);
 
   // Teams: the world minus PE 0 when there are 3+ PEs, else the world.
   nvshmem_team_t team = NVSHMEM_TEAM_INVALID;

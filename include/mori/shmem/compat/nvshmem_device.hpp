@@ -53,18 +53,34 @@ MORI_NVSHMEMI_HD_INLINE void nvshmem_barrier_all() {
 
 /* ---- typed RMA ------------------------------------------------------------------------------- */
 // NVSHMEM spells them nvshmem_<T>_put (thread) and nvshmemx_<T>_put_warp / _block.
-#define MORI_NVSHMEMI_RMA_SCOPE(PREFIX, NAME, T, SUFFIX, SC)                                  \
-  MORI_NVSHMEMI_DEV void PREFIX##NAME##_put##SUFFIX(T* d, const T* s, size_t n, int pe) {     \
-    mori_shmem_##NAME##_put_##SC(d, s, n, pe);                                                \
-  }                                                                                           \
-  MORI_NVSHMEMI_DEV void PREFIX##NAME##_put_nbi##SUFFIX(T* d, const T* s, size_t n, int pe) { \
-    mori_shmem_##NAME##_put_nbi_##SC(d, s, n, pe);                                            \
-  }                                                                                           \
-  MORI_NVSHMEMI_DEV void PREFIX##NAME##_get##SUFFIX(T* d, const T* s, size_t n, int pe) {     \
-    mori_shmem_##NAME##_get_##SC(d, s, n, pe);                                                \
-  }                                                                                           \
-  MORI_NVSHMEMI_DEV void PREFIX##NAME##_get_nbi##SUFFIX(T* d, const T* s, size_t n, int pe) { \
-    mori_shmem_##NAME##_get_nbi_##SC(d, s, n, pe);                                            \
+#define MORI_NVSHMEMI_RMA_SCOPE(PREFIX, NAME, T, SUFFIX, SC)                                                          \
+  MORI_NVSHMEMI_DEV void PREFIX##NAME##_put##SUFFIX(T* d, const T* s, size_t n, int pe) {                             \
+    mori_shmem_##NAME##_put_##SC(d, s, n, pe);                                                                        \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_DEV void PREFIX##NAME##_put_nbi##SUFFIX(T* d, const T* s, size_t n, int pe) {                         \
+    mori_shmem_##NAME##_put_nbi_##SC(d, s, n, pe);                                                                    \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_DEV void PREFIX##NAME##_get##SUFFIX(T* d, const T* s, size_t n, int pe) {                             \
+    mori_shmem_##NAME##_get_##SC(d, s, n, pe);                                                                        \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_DEV void PREFIX##NAME##_get_nbi##SUFFIX(T* d, const T* s, size_t n, int pe) {                         \
+    mori_shmem_##NAME##_get_nbi_##SC(d, s, n, pe);                                                                    \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_DEV void PREFIX##NAME##_put_signal##SUFFIX(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v,     \
+                                                           int op, int pe) {                                          \
+    mori_shmem_##NAME##_put_signal_##SC(d, s, n, sig, v, op, pe);                                                     \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_DEV void PREFIX##NAME##_put_signal_nbi##SUFFIX(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, \
+                                                               int op, int pe) {                                      \
+    mori_shmem_##NAME##_put_signal_nbi_##SC(d, s, n, sig, v, op, pe);                                                 \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_DEV void PREFIX##NAME##_iput##SUFFIX(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n,        \
+                                                     int pe) {                                                        \
+    mori_shmem_##NAME##_iput_##SC(d, s, dst, sst, n, pe);                                                             \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_DEV void PREFIX##NAME##_iget##SUFFIX(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n,        \
+                                                     int pe) {                                                        \
+    mori_shmem_##NAME##_iget_##SC(d, s, dst, sst, n, pe);                                                             \
   }
 #define MORI_NVSHMEMI_RMA(NAME, T)                                                                  \
   MORI_NVSHMEMI_RMA_SCOPE(nvshmem_, NAME, T, , thread)                                              \
@@ -75,6 +91,61 @@ MORI_NVSHMEMI_HD_INLINE void nvshmem_barrier_all() {
 MORI_SHMEM_RMA_TYPES(MORI_NVSHMEMI_RMA)
 #undef MORI_NVSHMEMI_RMA
 #undef MORI_NVSHMEMI_RMA_SCOPE
+
+// Sized forms: nvshmem_put<BITS>[_nbi], _get<BITS>[_nbi], _put<BITS>_signal[_nbi] (nelems of
+// BITS / 8 bytes; 128 too), nvshmem_iput<BITS> / _iget<BITS> (8-64) and their _warp / _block forms.
+#define MORI_NVSHMEMI_SIZED_SCOPE(PREFIX, BITS, SUFFIX, SC)                                                      \
+  MORI_NVSHMEMI_DEV void PREFIX##put##BITS##SUFFIX(void* d, const void* s, size_t n, int pe) {                   \
+    mori_shmem_putmem_##SC(d, s, n*(BITS / 8), pe);                                                              \
+  }                                                                                                              \
+  MORI_NVSHMEMI_DEV void PREFIX##put##BITS##_nbi##SUFFIX(void* d, const void* s, size_t n, int pe) {             \
+    mori_shmem_putmem_nbi_##SC(d, s, n*(BITS / 8), pe);                                                          \
+  }                                                                                                              \
+  MORI_NVSHMEMI_DEV void PREFIX##get##BITS##SUFFIX(void* d, const void* s, size_t n, int pe) {                   \
+    mori_shmem_getmem_##SC(d, s, n*(BITS / 8), pe);                                                              \
+  }                                                                                                              \
+  MORI_NVSHMEMI_DEV void PREFIX##get##BITS##_nbi##SUFFIX(void* d, const void* s, size_t n, int pe) {             \
+    mori_shmem_getmem_nbi_##SC(d, s, n*(BITS / 8), pe);                                                          \
+  }                                                                                                              \
+  MORI_NVSHMEMI_DEV void PREFIX##put##BITS##_signal##SUFFIX(void* d, const void* s, size_t n, uint64_t* sig,     \
+                                                            uint64_t v, int op, int pe) {                        \
+    mori_shmem_putmem_signal_##SC(d, s, n*(BITS / 8), sig, v, op, pe);                                           \
+  }                                                                                                              \
+  MORI_NVSHMEMI_DEV void PREFIX##put##BITS##_signal_nbi##SUFFIX(void* d, const void* s, size_t n, uint64_t* sig, \
+                                                                uint64_t v, int op, int pe) {                    \
+    mori_shmem_putmem_signal_nbi_##SC(d, s, n*(BITS / 8), sig, v, op, pe);                                       \
+  }
+#define MORI_NVSHMEMI_STRIDED_SCOPE(PREFIX, BITS, SUFFIX, SC)                                                        \
+  MORI_NVSHMEMI_DEV void PREFIX##iput##BITS##SUFFIX(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n,  \
+                                                    int pe) {                                                        \
+    mori_shmem_int##BITS##_iput_##SC(static_cast<int##BITS##_t*>(d), static_cast<const int##BITS##_t*>(s), dst, sst, \
+                                     n, pe);                                                                         \
+  }                                                                                                                  \
+  MORI_NVSHMEMI_DEV void PREFIX##iget##BITS##SUFFIX(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n,  \
+                                                    int pe) {                                                        \
+    mori_shmem_int##BITS##_iget_##SC(static_cast<int##BITS##_t*>(d), static_cast<const int##BITS##_t*>(s), dst, sst, \
+                                     n, pe);                                                                         \
+  }
+#define MORI_NVSHMEMI_SCOPES_OF(M, BITS) \
+  M(nvshmem_, BITS, , thread)            \
+  M(nvshmemx_, BITS, _warp, warp)        \
+  M(nvshmemx_, BITS, _block, block)
+#define MORI_NVSHMEMI_SIZED(BITS) MORI_NVSHMEMI_SCOPES_OF(MORI_NVSHMEMI_SIZED_SCOPE, BITS)
+#define MORI_NVSHMEMI_STRIDED(BITS) MORI_NVSHMEMI_SCOPES_OF(MORI_NVSHMEMI_STRIDED_SCOPE, BITS)
+MORI_NVSHMEMI_SIZED(8)
+MORI_NVSHMEMI_SIZED(16)
+MORI_NVSHMEMI_SIZED(32)
+MORI_NVSHMEMI_SIZED(64)
+MORI_NVSHMEMI_SIZED(128)
+MORI_NVSHMEMI_STRIDED(8)
+MORI_NVSHMEMI_STRIDED(16)
+MORI_NVSHMEMI_STRIDED(32)
+MORI_NVSHMEMI_STRIDED(64)
+#undef MORI_NVSHMEMI_STRIDED
+#undef MORI_NVSHMEMI_SIZED
+#undef MORI_NVSHMEMI_SCOPES_OF
+#undef MORI_NVSHMEMI_STRIDED_SCOPE
+#undef MORI_NVSHMEMI_SIZED_SCOPE
 
 /* ---- atomics --------------------------------------------------------------------------------- */
 #define MORI_NVSHMEMI_AMO_OP(NAME, T, OP)                                     \
