@@ -36,6 +36,18 @@
 #   D's result: level (bfloat16 2 KiB b 7.89-8.09, c 7.93-8.22; 4 KiB b 9.25-9.46, c 9.52-9.58).
 #      c kept: lower on A-B's machine, level on C-D's, no row slower
 #      (bench/results/2026-12-04T2000Z_h200x1_mps_one_block_512_threads.json).
+#   E: e is .snapE, this tree: strided RMA (<type>_iput / _iget at every scope) and typed
+#      put-with-signal in the device API, NVSHMEM's typed, sized and strided names (device) and
+#      typed / sized / _nbi on-stream RMA (host) in mori/nvshmem.h, the signal and compare
+#      constants in mori/shmem.h (host programs can name them). Builds e's RMA, signal, element,
+#      device-error and NVSHMEM-compatibility tests; runs them over P2P (np2, np4), through the
+#      NIC model (three providers) and the DMA model. No benchmark.
+#   F: E's result: 29/29. F runs RmaStrided alone (np2, np4, bnxt's NIC model, the DMA model),
+#      the strided device-error case and the compatibility test at np4 with their output kept.
+#   G: F's result: passed (RmaStrided 37 ms at np2, 122 at np4, 1118 through bnxt's model, 121
+#      through the DMA model). .snapE is now this tree, where iput and iget are one function
+#      (operations.hpp: strided<S, kPut>); G runs E again on it.
+#   G's result: 29/29 (bench/results/2026-12-04T2015Z_h200x1_mps_strided_rma_tests.json).
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -157,5 +169,30 @@ D)
   mps_stop
   (cd /tmp && rm -rf jobD && mv job jobD && tar -czf "$OUT/jobD.tgz" jobD)
   echo "total $((SECONDS - start)) s"
+  ;;
+E | G)
+  build e .snapE test_rma test_device_errors test_nvshmem_compat test_stream_rma test_signal_amo_sync \
+    test_element_paths mori_nic_model mori_dma_model_plugin mori_shmem_bootstrap_mpi
+  SUITE_TESTS='^test_(rma|stream_rma|signal_amo_sync|element_paths)_(np|rdma|sdma)|StrideLeavesTheHeap|^test_nvshmem_compat_(np|rdma)' \
+    SUITE_BUILD=0 SUITE_TEST_TIMEOUT=300 SUITE_BENCH=0 MORI_GPU_BUILD=$PWD/../build-e OUT=/tmp/suiteE \
+    timeout $((590 - SECONDS)) tools/gpu_suite.sh > /tmp/suiteE.log 2>&1
+  echo "suites (e) exit $? ($((SECONDS - start)) s)"
+  grep -E "GPU tests|failed|skip" /tmp/suiteE.log | head -20
+  grep -E "Test +#.*(sec|Not Run)" /tmp/suiteE/ctest-gpu.log | sed 's/  */ /g' | head -60
+  (cd /tmp && tar -czf "$OUT/suiteE.tgz" suiteE suiteE.log)
+  echo "total $((SECONDS - start)) s"
+  ;;
+F)
+  . tools/mps.sh
+  mps_start
+  mkdir -p /tmp/suiteF
+  GTEST_FILTER='RmaStrided.*' ctest --test-dir ../build-e -R '^test_rma_(np2|np4|rdma_bnxt_np2|sdma_np2)$' -V \
+    > /tmp/suiteF/strided.log 2>&1
+  echo "strided exit $? ($((SECONDS - start)) s)"
+  ctest --test-dir ../build-e -R 'StrideLeavesTheHeap|^test_nvshmem_compat_np4$' -V > /tmp/suiteF/errors_compat.log 2>&1
+  echo "errors/compat exit $? ($((SECONDS - start)) s)"
+  mps_stop
+  grep -hE "RmaStrided|NvshmemCompat|DeviceErrors|not in the symmetric heap|tests passed" /tmp/suiteF/*.log | sort | uniq -c
+  (cd /tmp && tar -czf "$OUT/suiteF.tgz" suiteF)
   ;;
 esac
