@@ -229,15 +229,14 @@ enum mori_shmem_cmp_ops {
 
 /* The element types of the typed RMA calls (mori/shmem_device.h) as X(name, type): the device
  * API's mori_shmem_<name>_put_block and the like, and mori/nvshmem.h's typed names. */
-#define MORI_SHMEM_RMA_TYPES(X)                                                                                        \
-  X(float, float)                                                                                                      \
-  X(double, double)                                                                                                    \
-  X(char, char)                                                                                                        \
-  X(schar, signed char)                                                                                                \
-  X(short, short) X(int, int) X(long, long) X(longlong, long long) X(uchar, unsigned char) X(ushort, unsigned short)   \
-      X(uint, unsigned int) X(ulong, unsigned long) X(ulonglong, unsigned long long) X(int8, int8_t) X(int16, int16_t) \
-          X(int32, int32_t) X(int64, int64_t) X(uint8, uint8_t) X(uint16, uint16_t) X(uint32, uint32_t)                \
-              X(uint64, uint64_t) X(size, size_t) X(ptrdiff, ptrdiff_t)
+/* clang-format off */
+#define MORI_SHMEM_RMA_TYPES(X)                                                                                       \
+  X(float, float) X(double, double) X(char, char) X(schar, signed char) X(short, short) X(int, int) X(long, long)    \
+  X(longlong, long long) X(uchar, unsigned char) X(ushort, unsigned short) X(uint, unsigned int)                     \
+  X(ulong, unsigned long) X(ulonglong, unsigned long long) X(int8, int8_t) X(int16, int16_t) X(int32, int32_t)       \
+  X(int64, int64_t) X(uint8, uint8_t) X(uint16, uint16_t) X(uint32, uint32_t) X(uint64, uint64_t) X(size, size_t)    \
+  X(ptrdiff, ptrdiff_t)
+/* clang-format on */
 
 /* ---- stream-ordered RMA ---------------------------------------------------------------- */
 /* NVSHMEM's *_on_stream RMA: each call checks its arguments, enqueues the operation on `stream`

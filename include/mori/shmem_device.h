@@ -165,14 +165,14 @@ MORI_SHMEM_DEVICE uint64_t mori_shmem_signal_wait_until(uint64_t* sig_addr, int 
  * pe), _fetch_and/_and, _fetch_or/_or, _fetch_xor/_xor(dest, value, pe); each [, qpId].
  * Fetching forms return the value before the operation. Atomic against other mori-shmem atomics
  * on the same object. */
-#define MORI_SHMEM_AMO_TYPES(X)                                                                                \
-  X(int, int)                                                                                                  \
-  X(long, long)                                                                                                \
-  X(longlong, long long)                                                                                       \
-  X(uint, unsigned int)                                                                                        \
-  X(ulong, unsigned long)                                                                                      \
-  X(ulonglong, unsigned long long) X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t) \
-      X(size, size_t) X(ptrdiff, ptrdiff_t)
+#define MORI_SHMEM_AMO_TYPES(X)    \
+  X(int, int)                      \
+  X(long, long)                    \
+  X(longlong, long long)           \
+  X(uint, unsigned int)            \
+  X(ulong, unsigned long)          \
+  X(ulonglong, unsigned long long) \
+  X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t) X(size, size_t) X(ptrdiff, ptrdiff_t)
 
 #define MORI_SHMEMI_AMO_OP(NAME, T, OPNAME, OP)                                                                      \
   MORI_SHMEM_DEVICE T mori_shmem_##NAME##_atomic_fetch_##OPNAME(T* dest, T value, int pe, int qpId = 0) {            \
@@ -218,14 +218,14 @@ MORI_SHMEM_AMO_TYPES(MORI_SHMEMI_AMO)
  * _wait_until_any(...) -> index; _wait_until_some(ivars, n, indices, status, cmp, value) -> count;
  * _test(ivar, cmp, value) -> 0/1; _test_all -> 0/1; _test_any -> index or n. status (may be
  * NULL): entries with a non-zero status are skipped. cmp: MORI_SHMEM_CMP_*. */
-#define MORI_SHMEM_SYNC_TYPES(X)                                                                               \
-  X(int, int)                                                                                                  \
-  X(long, long)                                                                                                \
-  X(longlong, long long)                                                                                       \
-  X(uint, unsigned int)                                                                                        \
-  X(ulong, unsigned long)                                                                                      \
-  X(ulonglong, unsigned long long) X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t) \
-      X(size, size_t) X(ptrdiff, ptrdiff_t)
+#define MORI_SHMEM_SYNC_TYPES(X)   \
+  X(int, int)                      \
+  X(long, long)                    \
+  X(longlong, long long)           \
+  X(uint, unsigned int)            \
+  X(ulong, unsigned long)          \
+  X(ulonglong, unsigned long long) \
+  X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t) X(size, size_t) X(ptrdiff, ptrdiff_t)
 
 #define MORI_SHMEMI_CMP(c) static_cast<MORI_SHMEMI_NS::Cmp>(c)
 #define MORI_SHMEMI_SYNC(NAME, T)                                                                                  \

@@ -36,12 +36,12 @@ constexpr uint64_t kSrcSeed = 31, kLandSeed = 32, kOutSeed = 33;
     }                                                                                                         \
     template <int kScope, bool kNbi>                                                                          \
     static __device__ void putSignal(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe) { \
-      if constexpr (kScope == 0 && kNbi) mori_shmem_##NAME##_put_signal_nbi_thread(d, s, n, sig, v, op, pe); \
-      if constexpr (kScope == 0 && !kNbi) mori_shmem_##NAME##_put_signal_thread(d, s, n, sig, v, op, pe);    \
-      if constexpr (kScope == 1 && kNbi) mori_shmem_##NAME##_put_signal_nbi_warp(d, s, n, sig, v, op, pe);   \
-      if constexpr (kScope == 1 && !kNbi) mori_shmem_##NAME##_put_signal_warp(d, s, n, sig, v, op, pe);      \
-      if constexpr (kScope == 2 && kNbi) mori_shmem_##NAME##_put_signal_nbi_block(d, s, n, sig, v, op, pe);  \
-      if constexpr (kScope == 2 && !kNbi) mori_shmem_##NAME##_put_signal_block(d, s, n, sig, v, op, pe);     \
+      if constexpr (kScope == 0 && kNbi) mori_shmem_##NAME##_put_signal_nbi_thread(d, s, n, sig, v, op, pe);  \
+      if constexpr (kScope == 0 && !kNbi) mori_shmem_##NAME##_put_signal_thread(d, s, n, sig, v, op, pe);     \
+      if constexpr (kScope == 1 && kNbi) mori_shmem_##NAME##_put_signal_nbi_warp(d, s, n, sig, v, op, pe);    \
+      if constexpr (kScope == 1 && !kNbi) mori_shmem_##NAME##_put_signal_warp(d, s, n, sig, v, op, pe);       \
+      if constexpr (kScope == 2 && kNbi) mori_shmem_##NAME##_put_signal_nbi_block(d, s, n, sig, v, op, pe);   \
+      if constexpr (kScope == 2 && !kNbi) mori_shmem_##NAME##_put_signal_block(d, s, n, sig, v, op, pe);      \
     }                                                                                                         \
   };
 STRIDED_OPS(schar, signed char)
@@ -137,8 +137,8 @@ void stridedScope() {
       HIP_OK(hipMemcpy(gotOut.data(), out, bytes, hipMemcpyDeviceToHost));
       const long badLand = firstDiff(
           gotLand, scatter(pattern(bytes, kLandSeed, me), leftSrc, sizeof(T), n, dBase, st.dst, sBase, st.sst));
-      const long badOut = firstDiff(
-          gotOut, scatter(pattern(bytes, kOutSeed, me), leftSrc, sizeof(T), n, dBase, st.dst, sBase, st.sst));
+      const long badOut =
+          firstDiff(gotOut, scatter(pattern(bytes, kOutSeed, me), leftSrc, sizeof(T), n, dBase, st.dst, sBase, st.sst));
       EXPECT_TRUE(allTrue(badLand < 0 && badOut < 0))
           << Ops::kName << " scope " << kScope << ", " << n << " elements, dst " << st.dst << " sst " << st.sst
           << ": PE " << me << " iput byte " << badLand << ", iget byte " << badOut << " differ (-1: none)";
@@ -173,9 +173,9 @@ void putSignalScope() {
   HIP_OK(hipMemcpy(got.data(), land, bytes, hipMemcpyDeviceToHost));
   HIP_OK(hipMemcpy(&gotSig, sig, sizeof(gotSig), hipMemcpyDeviceToHost));
   const long bad = firstDiff(got, pattern(bytes, kSrcSeed + kScope, left));
-  EXPECT_TRUE(allTrue(bad < 0 && gotSig == 8)) << Ops::kName << "_put_signal" << (kNbi ? "_nbi" : "") << " scope "
-                                               << kScope << ": PE " << me << " byte " << bad
-                                               << " differs (-1: none), signal " << gotSig << " (want 8)";
+  EXPECT_TRUE(allTrue(bad < 0 && gotSig == 8))
+      << Ops::kName << "_put_signal" << (kNbi ? "_nbi" : "") << " scope " << kScope << ": PE " << me << " byte " << bad
+      << " differs (-1: none), signal " << gotSig << " (want 8)";
   ASSERT_EQ(mori_shmem_barrier_all(), 0);
   mori_shmem_free(sig);
   mori_shmem_free(land);
