@@ -48,6 +48,16 @@
 #      through the DMA model). .snapE is now this tree, where iput and iget are one function
 #      (operations.hpp: strided<S, kPut>); G runs E again on it.
 #   G's result: 29/29 (bench/results/2026-12-04T2015Z_h200x1_mps_strided_rma_tests.json).
+#   H: a diagnostic, not a candidate. .snapP is this tree with push() (collectives.hpp) timing
+#      its phases (clock64 around the entry, the puts and the exit barrier; globaltimer around the
+#      whole) and printing one call in 37 from rank 0. The stream fcollect (32 KiB-512 KiB in
+#      all; 512 KiB is the spread form, which does not call push), alltoall and a block's device
+#      fcollect at 4 PEs. Question: where does the push's time grow from 32 to 128 KiB in all
+#      (~2.7 us, NVSHMEM's ~1.4)? Prediction: mostly the puts (the exit barrier's system release
+#      waits for them too), the entry level.
+#   H's result: only 128 KiB in all pushes (32 KiB per member); its time is in about thirds: the
+#      stream fcollect entry 3.1 us, puts 3.3, exit 3.5; the stream alltoall 2.9, 4.2, 3.9; a
+#      block's device fcollect 1.5, 2.9, 3.0 (bench/results/2026-12-04T2110Z_h200x1_mps_push_phase_timing.json).
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -180,6 +190,23 @@ E | G)
   grep -E "GPU tests|failed|skip" /tmp/suiteE.log | head -20
   grep -E "Test +#.*(sec|Not Run)" /tmp/suiteE/ctest-gpu.log | sed 's/  */ /g' | head -60
   (cd /tmp && tar -czf "$OUT/suiteE.tgz" suiteE suiteE.log)
+  echo "total $((SECONDS - start)) s"
+  ;;
+H)
+  mkdir -p /tmp/job
+  build p .snapP mori_shmem_bootstrap_mpi mori_shmem_perf
+  { grep -E '^#' tools/perf/standard.list
+    echo "csd_fcollect  fcollect_on_stream -b 32K -e 512K -f 4 -n 100 -w 10"
+    echo "csd_alltoall  alltoall_on_stream -b 32K -e 128K -f 4 -n 100 -w 10"
+    echo "cdd_fcollect  fcollect_latency -s block -b 32K -e 128K -f 4 -n 100 -w 10"
+  } > /tmp/s25.list
+  . tools/mps.sh
+  mps_start
+  perfrun p 4 h1
+  perfrun p 4 h2
+  mps_stop
+  grep -h "DIAG" /tmp/job/p_np4_h1/*.log | head -5
+  (cd /tmp && rm -rf jobH && mv job jobH && tar -czf "$OUT/jobH.tgz" jobH)
   echo "total $((SECONDS - start)) s"
   ;;
 F)
