@@ -33,11 +33,18 @@
  *   NVSHMEM_TEAM_SHARED, NVSHMEMX_TEAM_NODE, NVSHMEM_TEAM_INVALID, NVSHMEM_TEAM_NUM_CONTEXTS,
  *   NVSHMEM_CMP_*, NVSHMEM_SIGNAL_SET/ADD, NVSHMEMX_INIT_*, nvshmemx_uniqueid_t,
  *   nvshmemx_init_attr_t, NVSHMEMX_INIT_ATTR_INITIALIZER.
+ * Also nvshmemx_init_status (NVSHMEM's status values; mori reports NOT_INITIALIZED or
+ *   IS_INITIALIZED: PEs sharing a GPU lose no feature here, so neither _MPG status applies).
  * Differences: host calls that return void in NVSHMEM return mori's status (ignorable);
- * NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE have mori's values (2 and 1).
+ * NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE have mori's values (2 and 1), and so do
+ * NVSHMEM_CMP_* (GE 3 and LE 5, where NVSHMEM has LE 3 and GE 5) and NVSHMEM_SIGNAL_SET / _ADD
+ * (0 and 1, where NVSHMEM has 9 and 10): code that spells the names builds and runs unchanged,
+ * code that stores their numbers does not.
  */
 #ifndef MORI_NVSHMEM_H
 #define MORI_NVSHMEM_H
+
+#include <limits.h>
 
 #include "mori/shmem.h"  // with the device API where it is declared (MORI_SHMEM_WITH_DEVICE_API)
 
@@ -64,7 +71,20 @@ typedef mori_shmem_init_attr_t nvshmemx_init_attr_t;
 #define NVSHMEMX_INIT_WITH_UNIQUEID MORI_SHMEM_INIT_WITH_UNIQUEID
 #define NVSHMEMX_INIT_ATTR_INITIALIZER MORI_SHMEM_INIT_ATTR_INITIALIZER
 
+/* nvshmemx_init_status's values, as NVSHMEM numbers them. */
+typedef enum {
+  NVSHMEM_STATUS_NOT_INITIALIZED = 0,
+  NVSHMEM_STATUS_IS_BOOTSTRAPPED = 1,
+  NVSHMEM_STATUS_IS_INITIALIZED = 2,
+  NVSHMEM_STATUS_LIMITED_MPG = 3,
+  NVSHMEM_STATUS_FULL_MPG = 4,
+  NVSHMEM_STATUS_INVALID = INT_MAX
+} nvshmemx_init_status_t;
+
 /* ---- host ----------------------------------------------------------------------------------- */
+static inline int nvshmemx_init_status(void) {
+  return mori_shmem_initialized() ? NVSHMEM_STATUS_IS_INITIALIZED : NVSHMEM_STATUS_NOT_INITIALIZED;
+}
 #define nvshmem_init mori_shmem_init
 #define nvshmemx_init_attr mori_shmem_init_attr
 #define nvshmemx_get_uniqueid mori_shmem_get_uniqueid
@@ -180,7 +200,6 @@ MORI_NVSHMEM_UNSUPPORTED(nvshmemx_int_iput_on_stream)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_int_iget_on_stream)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_int_p_on_stream)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_int_g_on_stream)
-MORI_NVSHMEM_UNSUPPORTED(nvshmemx_init_status)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_hostlib_init_attr)
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_info_get_version)
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_global_exit)

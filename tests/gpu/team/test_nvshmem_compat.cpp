@@ -113,6 +113,7 @@ __global__ void teamKernel(nvshmem_team_t team, int* isrc, int* idst, float* fsr
 
 TEST(NvshmemCompat, NvshmemStyleProgram) {
   nvshmem_init();
+  ASSERT_EQ(nvshmemx_init_status(), NVSHMEM_STATUS_IS_INITIALIZED);
   const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
   int* bad = nullptr;
   ASSERT_EQ(hipMalloc(&bad, sizeof(int)), hipSuccess);
@@ -225,6 +226,7 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
     nvshmem_free(p);
   ASSERT_EQ(hipFree(bad), hipSuccess);
   nvshmem_finalize();
+  EXPECT_EQ(nvshmemx_init_status(), NVSHMEM_STATUS_NOT_INITIALIZED);
 }
 
 }  // namespace

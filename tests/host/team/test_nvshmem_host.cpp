@@ -1,0 +1,34 @@
+// <mori/nvshmem.h> in a host-only program (the host compiler, no device API): the NVSHMEM names a
+// host program spells build, the constants the host stream calls take are visible, and before
+// nvshmem_init the status says so and every call fails with mori's usage error, enqueuing nothing.
+// Runs without a GPU (CI).
+#include <gtest/gtest.h>
+
+#include "mori/nvshmem.h"
+
+namespace {
+
+TEST(NvshmemHost, NamesAndConstantsBeforeInit) {
+  EXPECT_EQ(nvshmemx_init_status(), NVSHMEM_STATUS_NOT_INITIALIZED);
+  // The values callers compare with: mori's (the header says which differ from NVSHMEM's).
+  EXPECT_EQ(NVSHMEM_SIGNAL_SET, MORI_SHMEM_SIGNAL_SET);
+  EXPECT_EQ(NVSHMEM_CMP_GE, MORI_SHMEM_CMP_GE);
+  EXPECT_EQ(NVSHMEM_STATUS_IS_INITIALIZED, 2);
+
+  int word[4] = {};
+  uint64_t sig = 0;
+  const int usage = MORI_SHMEM_ERROR_INVALID_USAGE;
+  EXPECT_EQ(nvshmemx_putmem_nbi_on_stream(word, word + 1, sizeof(int), 0, nullptr), usage);
+  EXPECT_EQ(nvshmemx_getmem_nbi_on_stream(word, word + 1, sizeof(int), 0, nullptr), usage);
+  EXPECT_EQ(nvshmemx_int_put_on_stream(word, word + 1, 2, 0, nullptr), usage);
+  EXPECT_EQ(nvshmemx_int_get_nbi_on_stream(word, word + 1, 2, 0, nullptr), usage);
+  EXPECT_EQ(nvshmemx_put32_signal_nbi_on_stream(word, word + 1, 1, &sig, 1, NVSHMEM_SIGNAL_SET, 0, nullptr), usage);
+  EXPECT_EQ(nvshmemx_double_put_signal_on_stream(reinterpret_cast<double*>(word), reinterpret_cast<double*>(word) + 1,
+                                                 1, &sig, 1, NVSHMEM_SIGNAL_ADD, 0, nullptr),
+            usage);
+  EXPECT_EQ(nvshmemx_get64_on_stream(word, word + 2, 1, 0, nullptr), usage);
+  EXPECT_EQ(nvshmemx_signal_wait_until_on_stream(&sig, NVSHMEM_CMP_EQ, 0, nullptr), usage);
+  EXPECT_EQ(nvshmemx_init_status(), NVSHMEM_STATUS_NOT_INITIALIZED);
+}
+
+}  // namespace
