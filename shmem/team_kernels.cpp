@@ -20,11 +20,9 @@ namespace {
 
 // 256 threads: the device API's register budget allows a block of them without spilling.
 constexpr int kThreads = 256;
-// The one-block reduction runs 512 (a thread's cap is then 128 registers; it uses 72-80). 4 PEs,
-// bfloat16 on a stream: on one H200, 2 and 4 KiB 8.95-9.1 -> 7.65-8.0 and 11.4-11.5 -> 9.1-9.6 us;
-// on another, where 256 threads already took 7.9 and 9.3-9.6, level; no row slower on either.
-// The other kernels at 512 moved by noise only
-// (bench/results/2026-12-04T2000Z_h200x1_mps_one_block_512_threads.json).
+// The one-block reduction runs 512 (a thread's cap is then 128 registers; it uses 72-80): 4 PEs,
+// bfloat16 of 2-4 KiB on a stream up to 2.3 us lower, no row slower; the other kinds gained nothing
+// at 512 (bench/results/2026-12-04T2000Z_h200x1_mps_one_block_512_threads.json).
 constexpr int kReduceThreads = 512;
 
 // One kernel per kind: each holds only its own path's code (as the device library's functions).

@@ -128,6 +128,7 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
   ASSERT_TRUE(buf && src && sig && counter && pv);
   nvshmem_barrier_all();
   ringKernel<<<1, 256>>>(buf, src, sig, counter, pv, n, 77, bad);
+  ASSERT_EQ(hipGetLastError(), hipSuccess);
   ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
 
   // Typed, sized and strided RMA names, on the device and on a stream.
@@ -141,6 +142,7 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
   ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
   nvshmem_barrier_all();
   rmaFormsKernel<<<1, 256>>>(land, strided, wide, got, reinterpret_cast<const int*>(src), sig2, n, 77, bad);
+  ASSERT_EQ(hipGetLastError(), hipSuccess);
   ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
   {
     hipStream_t s;
@@ -195,6 +197,7 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
     ASSERT_EQ(hipMemcpy(l, hl, sizeof(hl), hipMemcpyHostToDevice), hipSuccess);
     ASSERT_EQ(hipMemcpy(a2a, ha.data(), ha.size() * sizeof(int), hipMemcpyHostToDevice), hipSuccess);
     teamKernel<<<1, 128>>>(team, isrc, idst, fsrc, fdst, l, a2a, a2aout, m, bad);
+    ASSERT_EQ(hipGetLastError(), hipSuccess);
     ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
 
     // Host forms: on a stream, then blocking.

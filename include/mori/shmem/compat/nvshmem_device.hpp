@@ -96,24 +96,24 @@ MORI_SHMEM_RMA_TYPES(MORI_NVSHMEMI_RMA)
 // BITS / 8 bytes; 128 too), nvshmem_iput<BITS> / _iget<BITS> (8-64) and their _warp / _block forms.
 #define MORI_NVSHMEMI_SIZED_SCOPE(PREFIX, BITS, SUFFIX, SC)                                                      \
   MORI_NVSHMEMI_DEV void PREFIX##put##BITS##SUFFIX(void* d, const void* s, size_t n, int pe) {                   \
-    mori_shmem_putmem_##SC(d, s, n*(BITS / 8), pe);                                                              \
+    mori_shmem_putmem_##SC(d, s, (BITS) / 8 * n, pe);                                                            \
   }                                                                                                              \
   MORI_NVSHMEMI_DEV void PREFIX##put##BITS##_nbi##SUFFIX(void* d, const void* s, size_t n, int pe) {             \
-    mori_shmem_putmem_nbi_##SC(d, s, n*(BITS / 8), pe);                                                          \
+    mori_shmem_putmem_nbi_##SC(d, s, (BITS) / 8 * n, pe);                                                        \
   }                                                                                                              \
   MORI_NVSHMEMI_DEV void PREFIX##get##BITS##SUFFIX(void* d, const void* s, size_t n, int pe) {                   \
-    mori_shmem_getmem_##SC(d, s, n*(BITS / 8), pe);                                                              \
+    mori_shmem_getmem_##SC(d, s, (BITS) / 8 * n, pe);                                                            \
   }                                                                                                              \
   MORI_NVSHMEMI_DEV void PREFIX##get##BITS##_nbi##SUFFIX(void* d, const void* s, size_t n, int pe) {             \
-    mori_shmem_getmem_nbi_##SC(d, s, n*(BITS / 8), pe);                                                          \
+    mori_shmem_getmem_nbi_##SC(d, s, (BITS) / 8 * n, pe);                                                        \
   }                                                                                                              \
   MORI_NVSHMEMI_DEV void PREFIX##put##BITS##_signal##SUFFIX(void* d, const void* s, size_t n, uint64_t* sig,     \
                                                             uint64_t v, int op, int pe) {                        \
-    mori_shmem_putmem_signal_##SC(d, s, n*(BITS / 8), sig, v, op, pe);                                           \
+    mori_shmem_putmem_signal_##SC(d, s, (BITS) / 8 * n, sig, v, op, pe);                                         \
   }                                                                                                              \
   MORI_NVSHMEMI_DEV void PREFIX##put##BITS##_signal_nbi##SUFFIX(void* d, const void* s, size_t n, uint64_t* sig, \
                                                                 uint64_t v, int op, int pe) {                    \
-    mori_shmem_putmem_signal_nbi_##SC(d, s, n*(BITS / 8), sig, v, op, pe);                                       \
+    mori_shmem_putmem_signal_nbi_##SC(d, s, (BITS) / 8 * n, sig, v, op, pe);                                     \
   }
 #define MORI_NVSHMEMI_STRIDED_SCOPE(PREFIX, BITS, SUFFIX, SC)                                                        \
   MORI_NVSHMEMI_DEV void PREFIX##iput##BITS##SUFFIX(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n,  \
