@@ -40,6 +40,7 @@ const char* kindName(int kind) {
     case MORI_SHMEM_COLL_COLLECT: return "collect";
     case MORI_SHMEM_COLL_ALLTOALL: return "alltoall";
     case MORI_SHMEM_COLL_REDUCE: return "reduce";
+    case MORI_SHMEM_COLL_REDUCESCATTER: return "reducescatter";
   }
   return "?";
 }
@@ -72,19 +73,27 @@ bool allP2p(Registry* r, mori_shmem_team_t team, const void* source) {
   return true;
 }
 
+// Whether [a, a + aBytes) and [b, b + bBytes) share a byte.
+bool overlaps(const void* a, size_t aBytes, const void* b, size_t bBytes) {
+  const uintptr_t x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  return aBytes && bBytes && x < y + bBytes && y < x + aBytes;
+}
+
 // Blocks of the host collective (team_spread.hpp): what lands in this PE decides. Reductions
 // spread only on their direct-load path (collectives.hpp, reduceWith: every member P2P, dest
-// apart from source), which the device then takes too.
+// apart from the source the members read), which the device then takes too; a reducescatter's
+// spread kernel is the reduction's over this PE's piece (team_kernels.cpp).
 int collectiveBlocks(Registry* r, mori_shmem_team_t team, int kind, const void* dest, const void* source, size_t bytes,
                      size_t all) {
   using mori::shmem::team::spreadBlocks;
-  const uintptr_t d = reinterpret_cast<uintptr_t>(dest), s = reinterpret_cast<uintptr_t>(source);
-  const bool overlap = bytes && d < s + bytes && s < d + bytes;
   switch (kind) {
     case MORI_SHMEM_COLL_BROADCAST: return spreadBlocks(bytes, allP2p(r, team, source), r->maxBlocks());
     case MORI_SHMEM_COLL_FCOLLECT:
     case MORI_SHMEM_COLL_ALLTOALL: return spreadBlocks(all, allP2p(r, team, source), r->maxBlocks());
-    case MORI_SHMEM_COLL_REDUCE: return spreadBlocks(all, !overlap && allP2p(r, team, source), r->maxBlocks());
+    case MORI_SHMEM_COLL_REDUCE:
+      return spreadBlocks(all, !overlaps(dest, bytes, source, bytes) && allP2p(r, team, source), r->maxBlocks());
+    case MORI_SHMEM_COLL_REDUCESCATTER:
+      return spreadBlocks(all, !overlaps(dest, bytes, source, all) && allP2p(r, team, source), r->maxBlocks());
   }
   return 1;
 }
@@ -203,7 +212,7 @@ MORI_API int mori_shmemi_collective(int kind, mori_shmem_team_t team, void* dest
   const TeamDevice* t = r ? liveTeam(r, team, call) : nullptr;
   if (!t) return kUsage;
   const int me = r->runtime().ctx().myPe();
-  if (kind < MORI_SHMEM_COLL_BROADCAST || kind > MORI_SHMEM_COLL_REDUCE || elem_bytes == 0 ||
+  if (kind < MORI_SHMEM_COLL_BROADCAST || kind > MORI_SHMEM_COLL_REDUCESCATTER || elem_bytes == 0 ||
       nelems > (static_cast<size_t>(-1) / elem_bytes) / static_cast<size_t>(t->size))
     return code(MORI_FAIL(Status::InvalidUsage, log::kInit,
                           "PE %d: %s: invalid collective (kind %d, %zu elements of %zu bytes)", me, call, kind, nelems,
@@ -214,10 +223,11 @@ MORI_API int mori_shmemi_collective(int kind, mori_shmem_team_t team, void* dest
   if (kind == MORI_SHMEM_COLL_FCOLLECT) destBytes = all;
   if (kind == MORI_SHMEM_COLL_COLLECT) destBytes = 0;  // the sum of every member's count: the caller sizes it
   if (kind == MORI_SHMEM_COLL_ALLTOALL) destBytes = srcBytes = all;
+  if (kind == MORI_SHMEM_COLL_REDUCESCATTER) srcBytes = all;
   if (kind == MORI_SHMEM_COLL_BROADCAST && (root < 0 || root >= t->size))
     return code(MORI_FAIL(Status::InvalidUsage, log::kInit, "PE %d: %s: root %d is not a PE of team %d (0..%d)", me,
                           call, root, static_cast<int>(team), t->size - 1));
-  if (kind == MORI_SHMEM_COLL_REDUCE) {
+  if (kind == MORI_SHMEM_COLL_REDUCE || kind == MORI_SHMEM_COLL_REDUCESCATTER) {
     const bool bitOp = op == MORI_SHMEM_REDUCE_AND || op == MORI_SHMEM_REDUCE_OR || op == MORI_SHMEM_REDUCE_XOR;
     if (dtypeBytes(dtype) != elem_bytes || op < MORI_SHMEM_REDUCE_SUM || op > MORI_SHMEM_REDUCE_XOR ||
         (bitOp && floating(dtype)))
@@ -230,6 +240,12 @@ MORI_API int mori_shmemi_collective(int kind, mori_shmem_team_t team, void* dest
                           "PE %d: %s: dest %p (%zu bytes) or source %p (%zu bytes) is not inside the symmetric heap or "
                           "a registered region",
                           me, call, dest, destBytes, source, srcBytes));
+  const void* ownPiece = static_cast<const char*>(source) + static_cast<size_t>(t->myIndex) * bytes;
+  if (kind == MORI_SHMEM_COLL_REDUCESCATTER && overlaps(dest, bytes, source, all) && dest != ownPiece)
+    return code(MORI_FAIL(Status::InvalidUsage, log::kInit,
+                          "PE %d: %s: dest %p overlaps source %p (%d pieces of %zu bytes) other than as this PE's own "
+                          "piece %p (in place); other members read the rest of source while dest is written",
+                          me, call, dest, source, t->size, bytes, ownPiece));
   CollectiveArgs a{};
   a.team = *t;
   a.kind = kind;

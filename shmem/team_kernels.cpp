@@ -124,14 +124,16 @@ __global__ __launch_bounds__(kSpreadThreads, kSpreadBlocksPerSm) void spreadKern
   });
 }
 
-// One kernel per element type; the operation is chosen per call (AnyOp).
-template <typename T>
+// One kernel per element type and reduction kind (reduce, reducescatter); the operation is
+// chosen per call (AnyOp).
+template <typename T, bool kScatter>
 __global__ __launch_bounds__(kReduceThreads) void reduceKernel(CollectiveArgs a) {
-  reduceWith<Block>(a.team, static_cast<T*>(a.dest), static_cast<const T*>(a.source), a.nelems,
-                    AnyOp{static_cast<Op>(a.op)});
+  reduceWith<Block, kScatter>(a.team, static_cast<T*>(a.dest), static_cast<const T*>(a.source), a.nelems,
+                              AnyOp{static_cast<Op>(a.op)});
 }
 
-// The spread form of a direct reduction: the grid strides over the elements.
+// The spread form of a direct reduction: the grid strides over the elements of a.source (a
+// reducescatter's: this PE's piece, launchReduce), every member's copy of it loaded directly.
 template <typename T>
 __global__ __launch_bounds__(kSpreadThreads, kSpreadBlocksPerSm) void reduceSpreadKernel(CollectiveArgs a) {
   spreadCall<false>(a, [&] {
@@ -143,10 +145,16 @@ __global__ __launch_bounds__(kSpreadThreads, kSpreadBlocksPerSm) void reduceSpre
 
 template <typename T>
 hipError_t launchReduce(const CollectiveArgs& a, hipStream_t stream) {
-  if (a.blocks > 1)
-    reduceSpreadKernel<T><<<a.blocks, kSpreadThreads, 0, stream>>>(a);
-  else
-    reduceKernel<T><<<1, kReduceThreads, 0, stream>>>(a);
+  const bool scatter = a.kind == MORI_SHMEM_COLL_REDUCESCATTER;
+  if (a.blocks > 1) {
+    CollectiveArgs piece = a;
+    if (scatter) piece.source = static_cast<const T*>(a.source) + static_cast<size_t>(a.team.myIndex) * a.nelems;
+    reduceSpreadKernel<T><<<a.blocks, kSpreadThreads, 0, stream>>>(piece);
+  } else if (scatter) {
+    reduceKernel<T, true><<<1, kReduceThreads, 0, stream>>>(a);
+  } else {
+    reduceKernel<T, false><<<1, kReduceThreads, 0, stream>>>(a);
+  }
   return hipGetLastError();
 }
 
@@ -166,7 +174,7 @@ hipError_t launchCollective(const CollectiveArgs& a, hipStream_t stream) {
     const hipError_t e = launchOneBlock(entry, stream);
     if (e != hipSuccess) return e;
   }
-  if (a.kind == MORI_SHMEM_COLL_REDUCE) return launchReduceTyped(a, stream);
+  if (a.kind == MORI_SHMEM_COLL_REDUCE || a.kind == MORI_SHMEM_COLL_REDUCESCATTER) return launchReduceTyped(a, stream);
   if (a.blocks <= 1) return launchOneBlock(a, stream);
   switch (a.kind) {
     case MORI_SHMEM_COLL_BROADCAST:

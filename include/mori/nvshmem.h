@@ -9,7 +9,8 @@
  * Covered (host):   nvshmem_init, nvshmemx_init_attr (+ NVSHMEMX_INIT_WITH_MPI_COMM /
  *   _WITH_UNIQUEID, nvshmemx_get_uniqueid, nvshmemx_set_attr_uniqueid_args), nvshmem_finalize,
  *   nvshmem_my_pe, nvshmem_n_pes, nvshmem_malloc, nvshmem_calloc, nvshmem_align, nvshmem_free,
- *   nvshmem_ptr, nvshmem_barrier_all, nvshmemx_barrier_all_on_stream, nvshmemx_quiet_on_stream,
+ *   nvshmem_ptr, nvshmemx_cumodule_init / _finalize (a module linking mori's device library),
+ *   nvshmem_barrier_all, nvshmemx_barrier_all_on_stream, nvshmemx_quiet_on_stream,
  *   nvshmemx_putmem[_nbi]_on_stream, nvshmemx_getmem[_nbi]_on_stream,
  *   nvshmemx_putmem_signal[_nbi]_on_stream, their typed (nvshmemx_<T>_put_on_stream, ...) and
  *   sized (nvshmemx_put32_on_stream, ...) forms (the _nbi ones complete as the blocking ones),
@@ -18,7 +19,8 @@
  *   grid is their share of it: mori/shmem.h); teams: nvshmem_team_split_strided, _split_2d,
  *   _destroy, _my_pe, _n_pes, _translate_pe, _get_config; collectives (blocking on the host,
  *   nvshmemx_*_on_stream): barrier, team_sync, <T>_broadcast, <T>_fcollect, <T>_alltoall,
- *   <T>_<op>_reduce (sum prod min max; and or xor on integers; half and bfloat16 included).
+ *   <T>_<op>_reduce and <T>_<op>_reducescatter (sum prod min max; and or xor on integers; half and
+ *   bfloat16 where the device API is declared).
  * Covered (device): nvshmem_putmem[_nbi], nvshmem_getmem[_nbi], nvshmem_putmem_signal[_nbi] and
  *   their nvshmemx_*_warp / _block forms; nvshmem_<T>_put/get[_nbi], _put_signal[_nbi], _iput,
  *   _iget (+ _warp/_block), _p, _g; the sized nvshmem_put<BITS>/get<BITS>[_nbi],
@@ -26,13 +28,14 @@
  *   nvshmemx_signal_op, nvshmem_signal_fetch, nvshmem_signal_wait_until; nvshmem_<T>_atomic_*
  *   (fetch, set, swap, compare_swap, fetch_inc, inc, fetch_add, add, fetch_and, and, fetch_or,
  *   or, fetch_xor, xor); nvshmem_<T>_wait_until[_all/_any/_some], _test[_all/_any]; nvshmem_quiet,
- *   nvshmem_fence, nvshmem_barrier_all, nvshmemx_barrier_all_block, nvshmem_sync_all,
- *   nvshmemx_sync_all_block; the team queries and every collective above in thread (no suffix),
- *   warp and block scope.
+ *   nvshmem_fence, nvshmem_barrier_all, nvshmemx_barrier_all_warp / _block, nvshmem_sync_all,
+ *   nvshmemx_sync_all_warp / _block; the team queries and every collective above in thread (no
+ *   suffix), warp and block scope.
  * Types and constants: nvshmem_team_t, nvshmemx_team_t, nvshmem_team_config_t, NVSHMEM_TEAM_WORLD,
  *   NVSHMEM_TEAM_SHARED, NVSHMEMX_TEAM_NODE, NVSHMEM_TEAM_INVALID, NVSHMEM_TEAM_NUM_CONTEXTS,
  *   NVSHMEM_CMP_*, NVSHMEM_SIGNAL_SET/ADD, NVSHMEMX_INIT_*, nvshmemx_uniqueid_t,
- *   nvshmemx_init_attr_t, NVSHMEMX_INIT_ATTR_INITIALIZER.
+ *   NVSHMEMX_UNIQUEID_INITIALIZER, nvshmemx_init_attr_t, NVSHMEMX_INIT_ATTR_INITIALIZER,
+ *   NVSHMEMX_SUCCESS and NVSHMEMX_ERROR_* (below).
  * Also nvshmemx_init_status (NVSHMEM's status values; mori reports NOT_INITIALIZED or
  *   IS_INITIALIZED: PEs sharing a GPU lose no feature here, so neither _MPG status applies).
  * Differences: host calls that return void in NVSHMEM return mori's status (ignorable);
@@ -70,6 +73,16 @@ typedef mori_shmem_init_attr_t nvshmemx_init_attr_t;
 #define NVSHMEMX_INIT_WITH_MPI_COMM MORI_SHMEM_INIT_WITH_MPI_COMM
 #define NVSHMEMX_INIT_WITH_UNIQUEID MORI_SHMEM_INIT_WITH_UNIQUEID
 #define NVSHMEMX_INIT_ATTR_INITIALIZER MORI_SHMEM_INIT_ATTR_INITIALIZER
+#define NVSHMEMX_UNIQUEID_INITIALIZER MORI_SHMEM_UNIQUEID_INITIALIZER
+/* Host calls' results: success is 0 in both; the errors are mori's (negative) values, each named
+ * after the NVSHMEM error that means the same. GPU_NOT_SELECTED and COLLECTIVE_LAUNCH_FAILED have
+ * no counterpart (a collective launch that fails returns INVALID_USAGE or SYSTEM, naming why). */
+#define NVSHMEMX_SUCCESS MORI_SHMEM_SUCCESS
+#define NVSHMEMX_ERROR_INVALID_VALUE MORI_SHMEM_ERROR_INVALID_USAGE
+#define NVSHMEMX_ERROR_OUT_OF_MEMORY MORI_SHMEM_ERROR_OUT_OF_MEMORY
+#define NVSHMEMX_ERROR_NOT_SUPPORTED MORI_SHMEM_ERROR_NOT_SUPPORTED
+#define NVSHMEMX_ERROR_SYMMETRY MORI_SHMEM_ERROR_REMOTE
+#define NVSHMEMX_ERROR_INTERNAL MORI_SHMEM_ERROR_INTERNAL
 
 /* nvshmemx_init_status's values, as NVSHMEM numbers them. */
 typedef enum {
@@ -97,6 +110,12 @@ static inline int nvshmemx_init_status(void) {
 #define nvshmem_align mori_shmem_align
 #define nvshmem_free mori_shmem_free
 #define nvshmem_ptr mori_shmem_ptr
+/* A CUmodule (hipModule_t on AMD) whose code links mori-shmem's device library, as NVSHMEM's
+ * cubins link libnvshmem_device (mori/shmem.h, docs/TRITON.md). */
+static inline int nvshmemx_cumodule_init(void* module) { return mori_shmem_module_init(module); }
+static inline int nvshmemx_cumodule_finalize(void* module) {
+  return mori_shmem_module_finalize(module, MORI_SHMEM_MODULE);
+}
 #define nvshmemx_barrier_all_on_stream mori_shmem_barrier_all_on_stream
 #define nvshmemx_quiet_on_stream mori_shmem_quiet_on_stream
 #define nvshmemx_putmem_on_stream mori_shmem_putmem_on_stream
@@ -154,6 +173,47 @@ MORI_NVSHMEMI_STREAM_SIZED(128)
 #undef MORI_NVSHMEMI_STREAM_SIZED
 #undef MORI_NVSHMEMI_STREAM_TYPED
 #undef MORI_NVSHMEMI_STREAM_RMA
+
+/* Collectives on a stream (host code of every compiler): nvshmemx_<T>_broadcast / fcollect /
+ * alltoall_on_stream, nvshmemx_<T>_<op>_reduce / reducescatter_on_stream (half and bfloat16 where
+ * the device API is declared, below). */
+#define MORI_NVSHMEMI_STREAM_COLL(NAME, T)                                                                     \
+  static inline int nvshmemx_##NAME##_broadcast_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n, int r, \
+                                                          mori_shmem_stream_t st) {                            \
+    return mori_shmem_##NAME##_broadcast_on_stream(t, d, s, n, r, st);                                         \
+  }                                                                                                            \
+  static inline int nvshmemx_##NAME##_fcollect_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n,         \
+                                                         mori_shmem_stream_t st) {                             \
+    return mori_shmem_##NAME##_fcollect_on_stream(t, d, s, n, st);                                             \
+  }                                                                                                            \
+  static inline int nvshmemx_##NAME##_alltoall_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n,         \
+                                                         mori_shmem_stream_t st) {                             \
+    return mori_shmem_##NAME##_alltoall_on_stream(t, d, s, n, st);                                             \
+  }
+MORI_SHMEM_COLL_TYPES(MORI_NVSHMEMI_STREAM_COLL)
+#undef MORI_NVSHMEMI_STREAM_COLL
+#define MORI_NVSHMEMI_STREAM_REDUCE_KIND(KIND, NAME, T, DT, OPNAME, OP)                                           \
+  static inline int nvshmemx_##NAME##_##OPNAME##_##KIND##_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n, \
+                                                                    mori_shmem_stream_t st) {                     \
+    return mori_shmem_##NAME##_##OPNAME##_##KIND##_on_stream(t, d, s, n, st);                                     \
+  }
+#define MORI_NVSHMEMI_STREAM_REDUCE(NAME, T, DT, OPNAME, OP)        \
+  MORI_NVSHMEMI_STREAM_REDUCE_KIND(reduce, NAME, T, DT, OPNAME, OP) \
+  MORI_NVSHMEMI_STREAM_REDUCE_KIND(reducescatter, NAME, T, DT, OPNAME, OP)
+#define MORI_NVSHMEMI_STREAM_REDUCE_INT(NAME, T, DT)                    \
+  MORI_SHMEM_REDUCE_ARITH_OPS(MORI_NVSHMEMI_STREAM_REDUCE, NAME, T, DT) \
+  MORI_SHMEM_REDUCE_BIT_OPS(MORI_NVSHMEMI_STREAM_REDUCE, NAME, T, DT)
+#define MORI_NVSHMEMI_STREAM_REDUCE_FLOAT(NAME, T, DT) \
+  MORI_SHMEM_REDUCE_ARITH_OPS(MORI_NVSHMEMI_STREAM_REDUCE, NAME, T, DT)
+MORI_SHMEM_REDUCE_INT_TYPES(MORI_NVSHMEMI_STREAM_REDUCE_INT)
+MORI_SHMEM_REDUCE_FLOAT_TYPES(MORI_NVSHMEMI_STREAM_REDUCE_FLOAT)
+#if MORI_SHMEM_WITH_DEVICE_API
+MORI_SHMEM_REDUCE_HALF_TYPES(MORI_NVSHMEMI_STREAM_REDUCE_FLOAT)
+#endif
+#undef MORI_NVSHMEMI_STREAM_REDUCE_FLOAT
+#undef MORI_NVSHMEMI_STREAM_REDUCE_INT
+#undef MORI_NVSHMEMI_STREAM_REDUCE
+#undef MORI_NVSHMEMI_STREAM_REDUCE_KIND
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
 /* dim3, cudaStream_t / hipStream_t: as NVSHMEM declares them (mori/shmem.h's own forms are C). */
@@ -225,9 +285,12 @@ MORI_NVSHMEM_UNSUPPORTED(nvshmemx_mc_ptr)
   }
 MORI_SHMEM_COLL_TYPES(MORI_NVSHMEMI_HOST_COLL)
 #undef MORI_NVSHMEMI_HOST_COLL
-#define MORI_NVSHMEMI_HOST_REDUCE(NAME, T, DT, OPNAME, OP)                                                \
-  static inline int nvshmem_##NAME##_##OPNAME##_reduce(nvshmem_team_t team, T* d, const T* s, size_t n) { \
-    return mori_shmem_##NAME##_##OPNAME##_reduce(team, d, s, n);                                          \
+#define MORI_NVSHMEMI_HOST_REDUCE(NAME, T, DT, OPNAME, OP)                                                       \
+  static inline int nvshmem_##NAME##_##OPNAME##_reduce(nvshmem_team_t team, T* d, const T* s, size_t n) {        \
+    return mori_shmem_##NAME##_##OPNAME##_reduce(team, d, s, n);                                                 \
+  }                                                                                                              \
+  static inline int nvshmem_##NAME##_##OPNAME##_reducescatter(nvshmem_team_t team, T* d, const T* s, size_t n) { \
+    return mori_shmem_##NAME##_##OPNAME##_reducescatter(team, d, s, n);                                          \
   }
 #define MORI_NVSHMEMI_HOST_REDUCE_INT(NAME, T, DT)                    \
   MORI_SHMEM_REDUCE_ARITH_OPS(MORI_NVSHMEMI_HOST_REDUCE, NAME, T, DT) \

@@ -57,6 +57,10 @@ const char* mori_shmem_status_string(int status);
 typedef struct mori_shmem_uniqueid {
   unsigned char internal[MORI_SHMEM_UNIQUEID_BYTES];
 } mori_shmem_uniqueid_t;
+#define MORI_SHMEM_UNIQUEID_INITIALIZER \
+  {                                     \
+    { 0 }                               \
+  }
 
 /* How mori_shmem_init_attr bootstraps. */
 typedef enum mori_shmem_init_flags {

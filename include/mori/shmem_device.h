@@ -276,13 +276,14 @@ MORI_SHMEM_DEVICE void mori_shmem_quiet_block() { MORI_SHMEMI_NS::quiet<MORI_SHM
 MORI_SHMEM_DEVICE void mori_shmem_fence() { MORI_SHMEMI_NS::fence(MORI_SHMEMI_S); }
 
 // barrier_all: quiet, then wait until every PE arrived. sync_all: the arrival part only.
-// One caller per PE at a time: one thread (_thread) or one block (_block).
+// One caller per PE at a time: one thread (_thread), one wave (_warp) or one block (_block).
 #define MORI_SHMEMI_COLL(SC, S)                                   \
   MORI_SHMEM_DEVICE void mori_shmem_barrier_all_##SC() {          \
     MORI_SHMEMI_NS::barrierAll<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S); \
   }                                                               \
   MORI_SHMEM_DEVICE void mori_shmem_sync_all_##SC() { MORI_SHMEMI_NS::syncAll<MORI_SHMEMI_NS::S>(MORI_SHMEMI_S); }
 MORI_SHMEMI_COLL(thread, ThreadScope)
+MORI_SHMEMI_COLL(warp, WarpScope)
 MORI_SHMEMI_COLL(block, BlockScope)
 #undef MORI_SHMEMI_COLL
 

@@ -19,18 +19,20 @@
  * and source are symmetric (heap or registered). Blocking forms return when the operation is
  * complete on this PE (dest written, source reusable); _on_stream forms enqueue it on `stream` and
  * return. Reductions combine the members' values in team-PE order (0, 1, ..., n-1), so every PE
- * gets bitwise the same result; dest may equal source. broadcast also writes the root's dest.
+ * gets bitwise the same result; dest may equal source. reducescatter: source holds n pieces of
+ * nreduce elements and team PE i's dest (nreduce elements) gets piece i of the reduction, bitwise
+ * as reduce computes it; dest is apart from the whole source or is this PE's own piece (in place).
+ * broadcast also writes the root's dest.
  * Broadcasts of at most 16 KiB and fcollect, alltoall and reductions of at most 8 KiB per member
- * from a wave or block, 128 B from one thread (all members' data together within 16 KiB; a
- * broadcast's root's data in teams of up to 2048), move in one step: each member stores its data,
- * tagged with the call, into the others' team areas (by RDMA writes to RDMA peers) and copies (or
- * combines) what it receives into dest. A block's fcollect and alltoall of up to 64 KiB for all
- * members together, and its broadcast of up to 64 KiB (teams of up to 32), go the same way
- * untagged: puts into the others' team areas, an arrival word each, a copy into dest. Otherwise
- * fcollect and alltoall put each member's data into the others' dest (stores over P2P, RDMA writes
- * to RDMA peers), from the moment every member has entered the call; broadcast, collect and
- * reductions load from the peers' copies over P2P and get from RDMA peers, with the same results.
- * team_sync is arrival only: it orders no memory (use barrier).
+ * (a reducescatter's piece) from a wave or block, 128 B from one thread (all members' data
+ * together within 16 KiB; a broadcast's root's data in teams of up to 2048), move in one step: each member stores its
+ * data, tagged with the call, into the others' team areas (by RDMA writes to RDMA peers) and copies (or combines) what
+ * it receives into dest. A block's fcollect and alltoall of up to 64 KiB for all members together, and its broadcast of
+ * up to 64 KiB (teams of up to 32), go the same way untagged: puts into the others' team areas, an arrival word each, a
+ * copy into dest. Otherwise fcollect and alltoall put each member's data into the others' dest (stores over P2P, RDMA
+ * writes to RDMA peers), from the moment every member has entered the call; broadcast, collect and reductions load from
+ * the peers' copies over P2P and get from RDMA peers, with the same results. team_sync is arrival only: it orders no
+ * memory (use barrier).
  */
 #ifndef MORI_SHMEM_TEAM_H
 #define MORI_SHMEM_TEAM_H
@@ -122,7 +124,8 @@ typedef enum mori_shmem_collective {
   MORI_SHMEM_COLL_FCOLLECT,      /* every PE contributes nelems; dest holds n*nelems */
   MORI_SHMEM_COLL_COLLECT,       /* nelems may differ between PEs; concatenated in team order */
   MORI_SHMEM_COLL_ALLTOALL,      /* block j of source goes to PE j's block <me> */
-  MORI_SHMEM_COLL_REDUCE         /* dtype, op */
+  MORI_SHMEM_COLL_REDUCE,        /* dtype, op */
+  MORI_SHMEM_COLL_REDUCESCATTER  /* dtype, op; source holds n * nelems, dest nelems */
 } mori_shmem_collective_t;
 
 /* One entry point behind every typed host collective below: elem_bytes per element, stream NULL
@@ -153,6 +156,7 @@ static inline int mori_shmem_broadcastmem_on_stream(mori_shmem_team_t team, void
 }
 
 /* Element types of broadcast/fcollect/collect/alltoall (the RMA types of the device API). */
+/* clang-format off */
 #define MORI_SHMEM_COLL_TYPES(X)                                                                                 \
   X(float, float)                                                                                                \
   X(double, double)                                                                                              \
@@ -161,6 +165,7 @@ static inline int mori_shmem_broadcastmem_on_stream(mori_shmem_team_t team, void
           X(ulonglong, unsigned long long) X(int8, int8_t) X(int16, int16_t) X(int32, int32_t) X(int64, int64_t) \
               X(uint8, uint8_t) X(uint16, uint16_t) X(uint32, uint32_t) X(uint64, uint64_t) X(size, size_t)      \
                   X(ptrdiff, ptrdiff_t)
+/* clang-format on */
 
 /* Reduction element types: (name, type, dtype code). Integers take every op; floating types
  * sum, prod, min, max. half and bfloat16 are in the device header (their types are the GPU
@@ -175,6 +180,7 @@ static inline int mori_shmem_broadcastmem_on_stream(mori_shmem_team_t team, void
    : sizeof(T) == 2 ? MORI_SHMEM_DTYPE_UINT16 \
    : sizeof(T) == 4 ? MORI_SHMEM_DTYPE_UINT32 \
                     : MORI_SHMEM_DTYPE_UINT64)
+/* clang-format off */
 #define MORI_SHMEM_REDUCE_INT_TYPES(X)                                                                           \
   X(schar, signed char, MORI_SHMEMI_DT_INT(signed char))                                                         \
   X(short, short, MORI_SHMEMI_DT_INT(short))                                                                     \
@@ -192,6 +198,7 @@ static inline int mori_shmem_broadcastmem_on_stream(mori_shmem_team_t team, void
                                               X(uint16, uint16_t, MORI_SHMEM_DTYPE_UINT16)                       \
                                                   X(uint32, uint32_t, MORI_SHMEM_DTYPE_UINT32)                   \
                                                       X(uint64, uint64_t, MORI_SHMEM_DTYPE_UINT64)
+/* clang-format on */
 #define MORI_SHMEM_REDUCE_FLOAT_TYPES(X) \
   X(float, float, MORI_SHMEM_DTYPE_FLOAT) X(double, double, MORI_SHMEM_DTYPE_DOUBLE)
 #define MORI_SHMEM_REDUCE_ARITH_OPS(X, NAME, T, DT) \
@@ -247,6 +254,16 @@ MORI_SHMEM_COLL_TYPES(MORI_SHMEMI_COLL_HOST_TYPED)
                                                                     size_t nreduce, mori_shmem_stream_t stream) {      \
     return mori_shmemi_collective(MORI_SHMEM_COLL_REDUCE, team, dest, source, nreduce, sizeof(T), 0, DT, OP, stream,   \
                                   0);                                                                                  \
+  }                                                                                                                    \
+  static inline int mori_shmem_##NAME##_##OPNAME##_reducescatter(mori_shmem_team_t team, T* dest, const T* source,     \
+                                                                 size_t nreduce) {                                     \
+    return mori_shmemi_collective(MORI_SHMEM_COLL_REDUCESCATTER, team, dest, source, nreduce, sizeof(T), 0, DT, OP,    \
+                                  NULL, 1);                                                                            \
+  }                                                                                                                    \
+  static inline int mori_shmem_##NAME##_##OPNAME##_reducescatter_on_stream(                                            \
+      mori_shmem_team_t team, T* dest, const T* source, size_t nreduce, mori_shmem_stream_t stream) {                  \
+    return mori_shmemi_collective(MORI_SHMEM_COLL_REDUCESCATTER, team, dest, source, nreduce, sizeof(T), 0, DT, OP,    \
+                                  stream, 0);                                                                          \
   }
 #define MORI_SHMEMI_REDUCE_HOST_INT(NAME, T, DT)                    \
   MORI_SHMEM_REDUCE_ARITH_OPS(MORI_SHMEMI_REDUCE_HOST, NAME, T, DT) \

@@ -380,40 +380,58 @@ TEST(PointToPoint, WaitAllAnySome) {
 // ---- barriers ----------------------------------------------------------------------------------
 
 // Each iteration: random skew, add 1 to every PE's counter, barrier; then my counter must hold
-// exactly n * (iteration + 1).
-template <bool BLOCK>
+// exactly n * (iteration + 1). At wave scope a lane other than 0 adds (the wave's barrier completes
+// every lane's operations) and the block's second wave stays out.
+enum class BarrierScope { Thread, Warp, Block };
+template <BarrierScope kScope>
+__device__ void barrierAllAt() {
+  if constexpr (kScope == BarrierScope::Block) {
+    mori_shmem_barrier_all_block();
+  } else if constexpr (kScope == BarrierScope::Warp) {
+    if (static_cast<int>(threadIdx.x) < mori::gpu::waveSize()) mori_shmem_barrier_all_warp();
+  } else if (threadIdx.x == 0) {
+    mori_shmem_barrier_all_thread();
+  }
+  __syncthreads();
+}
+template <BarrierScope kScope>
+__device__ void syncAllAt() {
+  if constexpr (kScope == BarrierScope::Block) {
+    mori_shmem_sync_all_block();
+  } else if constexpr (kScope == BarrierScope::Warp) {
+    if (static_cast<int>(threadIdx.x) < mori::gpu::waveSize()) mori_shmem_sync_all_warp();
+  } else if (threadIdx.x == 0) {
+    mori_shmem_sync_all_thread();
+  }
+  __syncthreads();
+}
+
+template <BarrierScope kScope>
 __global__ void barrierSkew(uint64_t* counter, int iterations, uint64_t seed, int* bad) {
   const int me = mori_shmem_my_pe(), n = mori_shmem_n_pes();
+  const unsigned adder = kScope == BarrierScope::Warp ? 5 : 0;
   for (int it = 0; it < iterations; ++it) {
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == adder) {
       spinFor(mix(seed + static_cast<uint64_t>(me) * 1000 + it) % 20000);
       for (int pe = 0; pe < n; ++pe) mori_shmem_uint64_atomic_add(counter, 1ull, pe);
     }
-    if (BLOCK)
-      mori_shmem_barrier_all_block();
-    else if (threadIdx.x == 0)
-      mori_shmem_barrier_all_thread();
-    __syncthreads();
+    barrierAllAt<kScope>();
     if (threadIdx.x == 0 && mori::gpu::atomicLoad<mori::gpu::Order::Acquire, mori::gpu::Scope::System>(counter) !=
                                 static_cast<uint64_t>(n) * (it + 1))
       atomicAdd(bad, 1);
-    // No PE may add for the next round before everyone checked this one.
-    if (BLOCK)
-      mori_shmem_sync_all_block();
-    else if (threadIdx.x == 0)
-      mori_shmem_sync_all_thread();
-    __syncthreads();
+    syncAllAt<kScope>();  // no PE may add for the next round before everyone checked this one
   }
 }
 
-template <bool BLOCK>
+template <BarrierScope kScope>
 void barrierCase() {
   uint64_t* counter = static_cast<uint64_t*>(mori_shmem_calloc(1, sizeof(uint64_t)));
   int* bad = nullptr;
   HIP_OK(hipMalloc(&bad, sizeof(int)));
   HIP_OK(hipMemset(bad, 0, sizeof(int)));
   ASSERT_EQ(mori_shmem_barrier_all(), 0);
-  barrierSkew<BLOCK><<<1, BLOCK ? 256 : 32>>>(counter, 200, 4242, bad);
+  const int threads = kScope == BarrierScope::Block ? 256 : kScope == BarrierScope::Warp ? 128 : 32;
+  barrierSkew<kScope><<<1, threads>>>(counter, 200, 4242, bad);
   HIP_OK(hipGetLastError());
   HIP_OK(hipDeviceSynchronize());
   int h = 0;
@@ -423,7 +441,8 @@ void barrierCase() {
   mori_shmem_free(counter);
 }
 
-TEST(Barrier, ThreadScopeRandomSkew) { barrierCase<false>(); }
-TEST(Barrier, BlockScopeRandomSkew) { barrierCase<true>(); }
+TEST(Barrier, ThreadScopeRandomSkew) { barrierCase<BarrierScope::Thread>(); }
+TEST(Barrier, WarpScopeRandomSkew) { barrierCase<BarrierScope::Warp>(); }
+TEST(Barrier, BlockScopeRandomSkew) { barrierCase<BarrierScope::Block>(); }
 
 }  // namespace

@@ -8,7 +8,8 @@
 // Device: putNbi / getNbi / get in thread, warp and block scope, p (uint64), atomics (uint64),
 //         putSignalNbi and signalSet (SET), signalWaitGe, fence, quiet.
 // Collectives on the world team: barrier, teamSync, int64 broadcast / fcollect / alltoall and
-//         sum reductions (int32, int64, float, bfloat16) in thread, warp and block scope, and
+//         sum reductions and reducescatters (int32, int64, float, bfloat16) in thread, warp and
+//         block scope, and
 //         their host _on_stream forms; the host's putmem_on_stream and quiet_on_stream.
 #pragma once
 
@@ -247,6 +248,13 @@ MORI_PERF_DEVICE void sumReduce(Team t, T* d, const T* s, size_t n) {
   if constexpr (std::is_same_v<T, float>) MORI_PERF_SCOPED(S, float_sum_reduce, t, d, s, n);
   if constexpr (std::is_same_v<T, Bf16>) MORI_PERF_SCOPED(S, bfloat16_sum_reduce, t, d, s, n);
 }
+template <Scope S, typename T>
+MORI_PERF_DEVICE void sumReducescatter(Team t, T* d, const T* s, size_t n) {
+  if constexpr (std::is_same_v<T, int32_t>) MORI_PERF_SCOPED(S, int32_sum_reducescatter, t, d, s, n);
+  if constexpr (std::is_same_v<T, int64_t>) MORI_PERF_SCOPED(S, int64_sum_reducescatter, t, d, s, n);
+  if constexpr (std::is_same_v<T, float>) MORI_PERF_SCOPED(S, float_sum_reducescatter, t, d, s, n);
+  if constexpr (std::is_same_v<T, Bf16>) MORI_PERF_SCOPED(S, bfloat16_sum_reducescatter, t, d, s, n);
+}
 #undef MORI_PERF_SCOPED
 
 // The host's stream forms. NVSHMEM's stream RMA calls return nothing (errors are fatal inside the
@@ -284,6 +292,14 @@ inline int sumReduceOnStream(Team t, T* d, const T* s, size_t n, hipStream_t st)
   if constexpr (std::is_same_v<T, int64_t>) return MORI_PERF_APIX(int64_sum_reduce_on_stream)(t, d, s, n, st);
   if constexpr (std::is_same_v<T, float>) return MORI_PERF_APIX(float_sum_reduce_on_stream)(t, d, s, n, st);
   if constexpr (std::is_same_v<T, Bf16>) return MORI_PERF_APIX(bfloat16_sum_reduce_on_stream)(t, d, s, n, st);
+  return -1;
+}
+template <typename T>
+inline int sumReducescatterOnStream(Team t, T* d, const T* s, size_t n, hipStream_t st) {
+  if constexpr (std::is_same_v<T, int32_t>) return MORI_PERF_APIX(int32_sum_reducescatter_on_stream)(t, d, s, n, st);
+  if constexpr (std::is_same_v<T, int64_t>) return MORI_PERF_APIX(int64_sum_reducescatter_on_stream)(t, d, s, n, st);
+  if constexpr (std::is_same_v<T, float>) return MORI_PERF_APIX(float_sum_reducescatter_on_stream)(t, d, s, n, st);
+  if constexpr (std::is_same_v<T, Bf16>) return MORI_PERF_APIX(bfloat16_sum_reducescatter_on_stream)(t, d, s, n, st);
   return -1;
 }
 

@@ -1,4 +1,4 @@
-// alltoall, bcast, fcollect, reduction, barrier and sync on the world team: NVSHMEM perftest's
+// alltoall, bcast, fcollect, reduction, reducescatter, barrier and sync on the world team: NVSHMEM perftest's
 // collective tests, device forms (<name>_latency, perftest/device/coll) and stream forms
 // (<name>_on_stream, perftest/host/coll).
 //
@@ -8,8 +8,10 @@
 // the slower PE's time per call (latency, us). Collectives that move data also report BW: the
 // bytes that land in each PE's destination per call over that time (GB/s, 1 GB = 1e9 B).
 // <size> is those bytes: alltoall and fcollect move <size> / PEs from every PE into every PE's
-// destination; broadcast (root PE 0) and reduction (sum) <size>. broadcast, fcollect and alltoall
-// move 64-bit elements; reductions the -d type.
+// destination; broadcast (root PE 0) and reduction (sum) <size>; reducescatter (sum) reduces
+// <size> of source, PEs x a piece, into each PE's piece of <size> / PEs (NVSHMEM perftest's size:
+// latency only, no BW row). broadcast, fcollect and alltoall move 64-bit elements; reductions and
+// reducescatter the -d type.
 // Verification: after each size every PE's destination (broadcast: every PE but the root) must
 // hold what the collective defines from the PEs' fresh sources (random bytes; reductions: small
 // integers whose sum is exact in every type, expected_data.hpp), and the kGuardBytes after it the
@@ -32,6 +34,8 @@ MORI_PERF_DEVICE void callDevice(backend::Team team, T* dst, const T* src, size_
     backend::fcollect64<S>(team, dst, src, nelems);
   } else if constexpr (C == Coll::Alltoall) {
     backend::alltoall64<S>(team, dst, src, nelems);
+  } else if constexpr (C == Coll::Reducescatter) {
+    backend::sumReducescatter<S, T>(team, dst, src, nelems);
   } else {
     backend::sumReduce<S, T>(team, dst, src, nelems);
   }
@@ -73,6 +77,8 @@ void callOnStream(hipStream_t stream, backend::Team team, T* dst, const T* src, 
     rc = backend::fcollect64OnStream(team, dst, src, nelems, stream);
   } else if constexpr (C == Coll::Alltoall) {
     rc = backend::alltoall64OnStream(team, dst, src, nelems, stream);
+  } else if constexpr (C == Coll::Reducescatter) {
+    rc = backend::sumReducescatterOnStream<T>(team, dst, src, nelems, stream);
   } else {
     rc = backend::sumReduceOnStream<T>(team, dst, src, nelems, stream);
   }
@@ -103,14 +109,16 @@ __global__ void fillReduceKernel(T* p, size_t n, uint64_t key) {
     p[i] = fromInt<T>(reduceValue(key, i));
 }
 
-// counters[0] += elements that differ from the sum over PEs; counters[1] = min(first such index).
+// counters[0] += elements that differ from the sum over PEs of the sources' elements base + i;
+// counters[1] = min(first such index).
 template <typename T>
-__global__ void checkReduceKernel(const T* p, size_t n, uint64_t seed, int npes, unsigned long long* counters) {
+__global__ void checkReduceKernel(const T* p, size_t n, size_t base, uint64_t seed, int npes,
+                                  unsigned long long* counters) {
   unsigned long long bad = 0, firstBad = ~0ull;
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
        i += gridDim.x * static_cast<size_t>(blockDim.x)) {
     int sum = 0;
-    for (int pe = 0; pe < npes; ++pe) sum += reduceValue(patternKey(seed, pe), i);
+    for (int pe = 0; pe < npes; ++pe) sum += reduceValue(patternKey(seed, pe), base + i);
     if (!sameValue(p[i], fromInt<T>(sum))) {
       ++bad;
       firstBad = firstBad < i ? firstBad : i;
@@ -123,6 +131,8 @@ __global__ void checkReduceKernel(const T* p, size_t n, uint64_t seed, int npes,
 }
 
 constexpr uint64_t kPoison = 0x706f69736f6e2121ull;
+template <Coll C>
+constexpr bool collReducesT = C == Coll::Reduction || C == Coll::Reducescatter;
 
 // One collective test of element type T (int64_t for all but the reductions).
 template <Coll C, typename T>
@@ -151,7 +161,7 @@ void runTyped(Session& s) {
               elementBytes(o.test, o.dataType), npes);
       const size_t nelems = piece / sizeof(T);
       const uint64_t seed = s.seedFor(bytes, scope), poison = seed ^ kPoison;
-      if constexpr (C == Coll::Reduction) {
+      if constexpr (collReducesT<C>) {
         fillReduceKernel<T>
             <<<256, 256, 0, s.stream()>>>(reinterpret_cast<T*>(src), capacity / sizeof(T), patternKey(seed, me));
         MORI_PERF_HIP(hipGetLastError());
@@ -194,21 +204,24 @@ void runTyped(Session& s) {
         } else {
           unsigned long long h[2] = {0, ~0ull};
           MORI_PERF_HIP(hipMemcpyAsync(counters, h, sizeof(h), hipMemcpyHostToDevice, s.stream()));
+          // A reducescatter's dest is this PE's piece: the sums of the sources' elements from me * nelems.
+          const size_t base = C == Coll::Reducescatter ? static_cast<size_t>(me) * nelems : 0;
           checkReduceKernel<T>
-              <<<256, 256, 0, s.stream()>>>(reinterpret_cast<const T*>(dst), nelems, seed, npes, counters);
+              <<<256, 256, 0, s.stream()>>>(reinterpret_cast<const T*>(dst), nelems, base, seed, npes, counters);
           MORI_PERF_HIP(hipGetLastError());
           MORI_PERF_HIP(hipMemcpyAsync(h, counters, sizeof(h), hipMemcpyDeviceToHost, s.stream()));
           s.sync("reduction check");
           ok = s.agreeMismatch(h[0], h[1], what + ": destination (sum over PEs)");
         }
-        ok = ok && s.checkPattern(true, dst + bytes, kGuardBytes, poison, me, bytes,
+        const size_t destBytes = C == Coll::Reducescatter ? piece : bytes;
+        ok = ok && s.checkPattern(true, dst + destBytes, kGuardBytes, poison, me, destBytes,
                                   what + ": the bytes past the destination were overwritten");
         if (!ok) break;
       }
 
       s.add({label, bytes, metric::kLatency, metric::kLatencyUnits, '-', latencyUs(o.iters, slowestMs), o.iters,
              slowestMs});
-      if (collMovesData(C))
+      if (collMovesData(C) && C != Coll::Reducescatter)
         s.add({label, bytes, metric::kBw, metric::kBwUnits, '+', bandwidthGBps(bytes, o.iters, slowestMs), o.iters,
                slowestMs});
     }
@@ -217,6 +230,16 @@ void runTyped(Session& s) {
   (void)hipFree(counters);
   s.freeSymmetric(dst);
   s.freeSymmetric(src);
+}
+
+template <Coll C>
+void runReduction(Session& s, DataType type) {
+  switch (type) {
+    case DataType::Int32: runTyped<C, int32_t>(s); break;
+    case DataType::Int64: runTyped<C, int64_t>(s); break;
+    case DataType::Float: runTyped<C, float>(s); break;
+    case DataType::Bfloat16: runTyped<C, backend::Bf16>(s); break;
+  }
 }
 
 }  // namespace
@@ -229,14 +252,8 @@ void runCollective(Session& s) {
     case Coll::Broadcast: runTyped<Coll::Broadcast, int64_t>(s); break;
     case Coll::Fcollect: runTyped<Coll::Fcollect, int64_t>(s); break;
     case Coll::Alltoall: runTyped<Coll::Alltoall, int64_t>(s); break;
-    case Coll::Reduction:
-      switch (o.dataType) {
-        case DataType::Int32: runTyped<Coll::Reduction, int32_t>(s); break;
-        case DataType::Int64: runTyped<Coll::Reduction, int64_t>(s); break;
-        case DataType::Float: runTyped<Coll::Reduction, float>(s); break;
-        case DataType::Bfloat16: runTyped<Coll::Reduction, backend::Bf16>(s); break;
-      }
-      break;
+    case Coll::Reduction: runReduction<Coll::Reduction>(s, o.dataType); break;
+    case Coll::Reducescatter: runReduction<Coll::Reducescatter>(s, o.dataType); break;
   }
 }
 

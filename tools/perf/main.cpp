@@ -74,12 +74,14 @@ int runTool(const Options& o, MPI_Comm comm) {
     case Test::BcastLatency:
     case Test::FcollectLatency:
     case Test::ReductionLatency:
+    case Test::ReducescatterLatency:
     case Test::BarrierLatency:
     case Test::SyncLatency:
     case Test::AlltoallOnStream:
     case Test::BroadcastOnStream:
     case Test::FcollectOnStream:
     case Test::ReductionOnStream:
+    case Test::ReducescatterOnStream:
     case Test::BarrierOnStream:
     case Test::SyncOnStream: runCollective(s); break;
   }

@@ -54,7 +54,8 @@ const std::vector<TestInfo>& table() {
      0, 0, 1, 0, 1, 1,
      "time of the library's unique-ID initialisation of 2 PEs (max over PEs), with and without GPU context creation"},
     // Collectives on the world team, called by every PE. <size>: the bytes that land in each PE's
-    // dest per call (alltoall / fcollect: PEs x piece; broadcast, reduction: the whole message).
+    // dest per call (alltoall / fcollect: PEs x piece; broadcast, reduction: the whole message);
+    // reducescatter: each PE's source (PEs x piece, each PE's dest a piece), as NVSHMEM counts it.
     {Test::AlltoallLatency, "alltoall_latency", Kind::Collective, true, false, true, false, false, Scope::Block,
      16, 1 * MiB, 1000, 100, 1, 256,
      "int64 alltoall_<scope> by one thread / wave / block of every PE, per call"},
@@ -67,6 +68,9 @@ const std::vector<TestInfo>& table() {
     {Test::ReductionLatency, "reduction_latency", Kind::Collective, true, false, false, false, false, Scope::Block,
      4, 1 * MiB, 1000, 100, 1, 256,
      "<-d type>_sum_reduce_<scope> by one thread / wave / block of every PE, per call"},
+    {Test::ReducescatterLatency, "reducescatter_latency", Kind::Collective, true, false, false, false, false,
+     Scope::Block, 16, 1 * MiB, 1000, 100, 1, 256,
+     "<-d type>_sum_reducescatter_<scope> by one thread / wave / block of every PE, per call"},
     {Test::BarrierLatency, "barrier_latency", Kind::Collective, true, false, false, false, false, Scope::Block,
      0, 0, 1000, 100, 1, 256,
      "barrier_<scope> (quiet + sync) by one thread / wave / block of every PE, per call"},
@@ -85,6 +89,9 @@ const std::vector<TestInfo>& table() {
     {Test::ReductionOnStream, "reduction_on_stream", Kind::Collective, false, false, false, false, false,
      Scope::Block, 4, 1 * MiB, 200, 20, 1, 256,
      "<-d type>_sum_reduce_on_stream enqueued by every PE's host, per call"},
+    {Test::ReducescatterOnStream, "reducescatter_on_stream", Kind::Collective, false, false, false, false, false,
+     Scope::Block, 16, 1 * MiB, 200, 20, 1, 256,
+     "<-d type>_sum_reducescatter_on_stream enqueued by every PE's host, per call"},
     {Test::BarrierOnStream, "barrier_on_stream", Kind::Collective, false, false, false, false, false, Scope::Block,
      0, 0, 200, 20, 1, 256,
      "barrier_on_stream enqueued by every PE's host, per call"},
@@ -229,6 +236,8 @@ Coll collOf(Test t) {
     case Test::FcollectOnStream: return Coll::Fcollect;
     case Test::ReductionLatency:
     case Test::ReductionOnStream: return Coll::Reduction;
+    case Test::ReducescatterLatency:
+    case Test::ReducescatterOnStream: return Coll::Reducescatter;
     case Test::SyncLatency:
     case Test::SyncOnStream: return Coll::Sync;
     default: return Coll::Barrier;
@@ -241,6 +250,7 @@ bool onStream(Test t) {
     case Test::BroadcastOnStream:
     case Test::FcollectOnStream:
     case Test::ReductionOnStream:
+    case Test::ReducescatterOnStream:
     case Test::BarrierOnStream:
     case Test::SyncOnStream:
     case Test::PutOnStreamBw: return true;
@@ -249,6 +259,7 @@ bool onStream(Test t) {
 }
 
 bool collMovesData(Coll c) { return c != Coll::Barrier && c != Coll::Sync; }
+bool collReduces(Coll c) { return c == Coll::Reduction || c == Coll::Reducescatter; }
 
 namespace {
 constexpr DataType kAllTypes[] = {DataType::Int32, DataType::Int64, DataType::Float, DataType::Bfloat16};
@@ -283,12 +294,12 @@ size_t dataTypeBytes(DataType d) {
   return 1;
 }
 
-size_t elementBytes(Test t, DataType d) { return collOf(t) == Coll::Reduction ? dataTypeBytes(d) : 8; }
+size_t elementBytes(Test t, DataType d) { return collReduces(collOf(t)) ? dataTypeBytes(d) : 8; }
 
 size_t collectivePieceBytes(Test t, DataType d, size_t size, int npes) {
   const Coll c = collOf(t);
   const size_t elem = elementBytes(t, d);
-  const bool split = c == Coll::Alltoall || c == Coll::Fcollect;
+  const bool split = c == Coll::Alltoall || c == Coll::Fcollect || c == Coll::Reducescatter;
   if (npes < 1 || (split && size % static_cast<size_t>(npes) != 0)) return 0;
   const size_t piece = split ? size / static_cast<size_t>(npes) : size;
   return piece % elem == 0 ? piece : 0;
@@ -375,7 +386,7 @@ std::string checkPeCount(const Options& o, int npes) {
            std::to_string(npes);
   }
   if (npes < 2) return std::string(t.name) + " runs with 2 PEs or more; this job has " + std::to_string(npes);
-  if (collOf(o.test) == Coll::Reduction && npes > kReduceExactPes)
+  if (collReduces(collOf(o.test)) && npes > kReduceExactPes)
     return std::string(t.name) + " checks exact sums of up to " + std::to_string(kReduceExactPes) +
            " PEs; this job has " + std::to_string(npes);
   return "";
@@ -555,8 +566,8 @@ ParseResult parseArgs(int argc, const char* const* argv) {
   }
 
   const bool collective = t->kind == Kind::Collective;
-  if (haveD && !(collective && collOf(t->test) == Coll::Reduction))
-    return fail("-d does not apply to " + tn + " (only to reduction_latency / reduction_on_stream)");
+  if (haveD && !(collective && collReduces(collOf(t->test))))
+    return fail("-d does not apply to " + tn + " (only to the reduction and reducescatter tests)");
   if (haveD && !parseDataType(dText, &o.dataType)) {
     std::string types;
     for (DataType d : kAllTypes) types += std::string(types.empty() ? "" : ", ") + dataTypeName(d);
@@ -584,7 +595,7 @@ ParseResult parseArgs(int argc, const char* const* argv) {
   if (t->elements64 && o.minBytes % 8 != 0)
     return fail("-b " + (haveB ? bText : sizeText(o.minBytes)) + ": " + tn +
                 " moves whole 8-byte elements; sizes must be multiples of 8");
-  if (collective && collOf(t->test) == Coll::Reduction && o.minBytes % dataTypeBytes(o.dataType) != 0)
+  if (collective && collReduces(collOf(t->test)) && o.minBytes % dataTypeBytes(o.dataType) != 0)
     return fail("-b " + (haveB ? bText : sizeText(o.minBytes)) + ": " + tn + " reduces whole " +
                 dataTypeName(o.dataType) + " elements; sizes must be multiples of " +
                 std::to_string(dataTypeBytes(o.dataType)));
@@ -654,7 +665,7 @@ std::string usage(const char* program) {
                   "  -s, --scope <s>              thread | warp | block | all\n"
                   "  -a, --atomic_op <op>         inc fetch_inc add fetch_add set swap compare_swap and fetch_and\n"
                   "                               or fetch_or xor fetch_xor fetch\n"
-                  "  -d, --datatype <type>        int32 int64 float bfloat16 (reductions; sum)\n"
+                  "  -d, --datatype <type>        int32 int64 float bfloat16 (reductions, reducescatter; sum)\n"
                   "      --bidir                  both PEs drive at once (put/get bandwidth)\n"
                   "      --msgrate                also report operations per second\n"
                   "      --json <file>            write the results as JSON (PE 0)\n"

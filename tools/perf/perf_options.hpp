@@ -59,13 +59,16 @@ Coll collOf(Test t);
 bool onStream(Test t);
 // Collectives that move data (all but barrier and sync).
 bool collMovesData(Coll c);
+// Collectives that sum the -d type (reduction, reducescatter).
+bool collReduces(Coll c);
 const char* dataTypeName(DataType d);
 bool parseDataType(const std::string& text, DataType* d);
 size_t dataTypeBytes(DataType d);
-// Bytes of one element of a collective test's data (reductions: -d; others: 8).
+// Bytes of one element of a collective test's data (reductions and reducescatter: -d; others: 8).
 size_t elementBytes(Test t, DataType d);
 // The byte count of each piece a PE contributes for a collective of `size` bytes per PE's
-// destination over `npes` PEs (alltoall, fcollect: size / npes; broadcast, reduction: size), or 0
+// destination over `npes` PEs (alltoall, fcollect: size / npes; broadcast, reduction: size;
+// reducescatter: size / npes of the source's size), or 0
 // when `size` does not divide into whole elements per piece.
 size_t collectivePieceBytes(Test t, DataType d, size_t size, int npes);
 

@@ -10,7 +10,7 @@ std::string seriesName(const Options& o) {
   const TestInfo& t = testInfo(o.test);
   std::string name = t.name;
   if (t.atomic) name += std::string("_") + atomicOpName(o.atomicOp);
-  if (t.kind == Kind::Collective && collOf(o.test) == Coll::Reduction)
+  if (t.kind == Kind::Collective && collReduces(collOf(o.test)))
     name += std::string("_") + dataTypeName(o.dataType) + "_sum";
   if (o.bidir) name += "_bidir";
   return name;
@@ -120,8 +120,8 @@ std::string toJson(const RunInfo& run, const std::vector<Result>& rows) {
          ", \"warmup\": " + std::to_string(o.warmup) + ", \"ctas\": " + std::to_string(o.ctas) +
          ", \"threads\": " + std::to_string(o.threads) + ", \"scopes\": [" + scopes + "]" +
          ", \"atomic_op\": " + (t.atomic ? str(atomicOpName(o.atomicOp)) : std::string("null")) + ", \"datatype\": " +
-         (t.kind == Kind::Collective && collOf(o.test) == Coll::Reduction ? str(dataTypeName(o.dataType))
-                                                                          : std::string("null")) +
+         (t.kind == Kind::Collective && collReduces(collOf(o.test)) ? str(dataTypeName(o.dataType))
+                                                                    : std::string("null")) +
          ", \"bidir\": " + boolean(o.bidir) + ", \"msgrate\": " + boolean(o.msgrate) +
          ", \"verify\": " + boolean(o.verify);
   }

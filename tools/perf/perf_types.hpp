@@ -31,12 +31,14 @@ enum class Test {
   BcastLatency,
   FcollectLatency,
   ReductionLatency,
+  ReducescatterLatency,
   BarrierLatency,
   SyncLatency,
   AlltoallOnStream,
   BroadcastOnStream,
   FcollectOnStream,
   ReductionOnStream,
+  ReducescatterOnStream,
   BarrierOnStream,
   SyncOnStream,
   PutOnStreamBw
@@ -54,9 +56,9 @@ enum class Kind {
 };
 
 // The collective a collective test runs.
-enum class Coll { Alltoall, Broadcast, Fcollect, Reduction, Barrier, Sync };
+enum class Coll { Alltoall, Broadcast, Fcollect, Reduction, Reducescatter, Barrier, Sync };
 
-// Element types of the reduction tests (-d); the other data collectives move 64-bit elements,
+// Element types of the reduction and reducescatter tests (-d); the other data collectives move 64-bit elements,
 // as NVSHMEM's perftest does by default.
 enum class DataType { Int32, Int64, Float, Bfloat16 };
 

@@ -49,6 +49,7 @@ __global__ void ringKernel(uint32_t* buf, uint32_t* src, uint64_t* sig, unsigned
     if (nvshmem_ulonglong_atomic_fetch(counter, 0) != want) atomicAdd(bad, 1);
   }
   nvshmemx_barrier_block(NVSHMEM_TEAM_WORLD);
+  if (threadIdx.x < static_cast<unsigned>(warpSize)) nvshmemx_sync_all_warp();
 }
 
 // Typed and sized RMA names: a typed put-with-signal (block) of n ints to the next PE, a strided
@@ -72,7 +73,9 @@ __global__ void rmaFormsKernel(int* land, int* strided, int* wide, int* got, con
     if (land[i] != static_cast<int>(value(seed, prev, static_cast<uint32_t>(i)))) atomicAdd(bad, 1);
   for (size_t k = threadIdx.x; k < m; k += blockDim.x)
     if (got[k] != static_cast<int>(value(seed, prev, static_cast<uint32_t>(2 * k)))) atomicAdd(bad, 1);
-  nvshmemx_barrier_block(NVSHMEM_TEAM_WORLD);  // every PE's iput and nbi put are complete
+  // The first wave issued the iput and the nbi put: its barrier completes them on every PE.
+  if (threadIdx.x < static_cast<unsigned>(warpSize)) nvshmemx_barrier_all_warp();
+  __syncthreads();
   for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
     const int want = static_cast<int>(value(seed, prev, static_cast<uint32_t>(i)));
     if (wide[i] != want) atomicAdd(bad, 1);
@@ -84,9 +87,10 @@ __global__ void rmaFormsKernel(int* land, int* strided, int* wide, int* got, con
 }
 
 // Device collectives on a split team: team queries, int sum reduce (block), float fcollect
-// (warp), long broadcast (thread, from the last member), int alltoall (block).
+// (warp), long broadcast (thread, from the last member), int alltoall (block), int sum
+// reducescatter of the alltoall's source (warp).
 __global__ void teamKernel(nvshmem_team_t team, int* isrc, int* idst, float* fsrc, float* fdst, long* l, int* a2a,
-                           int* a2aout, size_t n, int* bad) {
+                           int* a2aout, int* rs, size_t n, int* bad) {
   const int me = nvshmem_team_my_pe(team), tn = nvshmem_team_n_pes(team);
   if (threadIdx.x == 0 && nvshmem_team_translate_pe(team, me, NVSHMEM_TEAM_WORLD) != nvshmem_my_pe()) atomicAdd(bad, 1);
   nvshmemx_int_sum_reduce_block(team, idst, isrc, n);
@@ -108,6 +112,10 @@ __global__ void teamKernel(nvshmem_team_t team, int* isrc, int* idst, float* fsr
   nvshmemx_int_alltoall_block(team, a2aout, a2a, 2);
   for (int j = threadIdx.x; j < 2 * tn; j += blockDim.x)
     if (a2aout[j] != (j / 2) * 1000 + me * 2 + (j % 2)) atomicAdd(bad, 1);
+  if (threadIdx.x < static_cast<unsigned>(warpSize)) nvshmemx_int_sum_reducescatter_warp(team, rs, a2a, 2);
+  __syncthreads();
+  for (int e = threadIdx.x; e < 2; e += blockDim.x)
+    if (rs[e] != 1000 * tn * (tn - 1) / 2 + tn * (2 * me + e)) atomicAdd(bad, 1);
   nvshmemx_barrier_block(team);
 }
 
@@ -181,6 +189,7 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
   long* l = static_cast<long*>(nvshmem_malloc(2 * sizeof(long)));
   int* a2a = static_cast<int*>(nvshmem_malloc(2 * npes * sizeof(int)));
   int* a2aout = static_cast<int*>(nvshmem_malloc(2 * npes * sizeof(int)));
+  int* rs = static_cast<int*>(nvshmem_malloc(2 * sizeof(int)));
   if (team != NVSHMEM_TEAM_INVALID) {
     const int tme = nvshmem_team_my_pe(team), tn = nvshmem_team_n_pes(team);
     std::vector<int> hi(m);
@@ -196,7 +205,7 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
     ASSERT_EQ(hipMemcpy(fsrc, hf.data(), m * sizeof(float), hipMemcpyHostToDevice), hipSuccess);
     ASSERT_EQ(hipMemcpy(l, hl, sizeof(hl), hipMemcpyHostToDevice), hipSuccess);
     ASSERT_EQ(hipMemcpy(a2a, ha.data(), ha.size() * sizeof(int), hipMemcpyHostToDevice), hipSuccess);
-    teamKernel<<<1, 128>>>(team, isrc, idst, fsrc, fdst, l, a2a, a2aout, m, bad);
+    teamKernel<<<1, 128>>>(team, isrc, idst, fsrc, fdst, l, a2a, a2aout, rs, m, bad);
     ASSERT_EQ(hipGetLastError(), hipSuccess);
     ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
 
@@ -213,6 +222,9 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
     std::vector<int> gi(tn);
     ASSERT_EQ(hipMemcpy(gi.data(), idst, tn * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
     for (int j = 0; j < tn; ++j) EXPECT_EQ(gi[j], 0);
+    ASSERT_EQ(nvshmem_int_max_reducescatter(team, idst, a2a, 2), NVSHMEMX_SUCCESS);
+    ASSERT_EQ(hipMemcpy(gi.data(), idst, 2 * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+    for (int e = 0; e < 2; ++e) EXPECT_EQ(gi[e], (tn - 1) * 1000 + 2 * tme + e);
     ASSERT_EQ(nvshmem_barrier(team), 0);
     ASSERT_EQ(hipStreamDestroy(s), hipSuccess);
     nvshmem_team_destroy(team);
@@ -222,10 +234,10 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
   int h = -1;
   ASSERT_EQ(hipMemcpy(&h, bad, sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
   EXPECT_EQ(h, 0) << "PE " << me << ": " << h << " mismatches";
-  for (void* p :
-       {static_cast<void*>(a2aout), static_cast<void*>(a2a), static_cast<void*>(l), static_cast<void*>(fdst),
-        static_cast<void*>(fsrc), static_cast<void*>(idst), static_cast<void*>(isrc), static_cast<void*>(pv),
-        static_cast<void*>(counter), static_cast<void*>(sig), static_cast<void*>(src), static_cast<void*>(buf)})
+  for (void* p : {static_cast<void*>(rs), static_cast<void*>(a2aout), static_cast<void*>(a2a), static_cast<void*>(l),
+                  static_cast<void*>(fdst), static_cast<void*>(fsrc), static_cast<void*>(idst),
+                  static_cast<void*>(isrc), static_cast<void*>(pv), static_cast<void*>(counter),
+                  static_cast<void*>(sig), static_cast<void*>(src), static_cast<void*>(buf)})
     nvshmem_free(p);
   ASSERT_EQ(hipFree(bad), hipSuccess);
   nvshmem_finalize();

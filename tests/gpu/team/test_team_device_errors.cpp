@@ -1,6 +1,7 @@
 // Device-side misuse of teams stops the kernel with a message naming the handle, never a hang or
 // a silent wrong answer: a handle no team has, a destroyed team, a value outside the table, a
-// broadcast root outside the team; and a value that names no element type or reduction operation
+// broadcast root outside the team, a reducescatter's dest over another member's piece of source;
+// and a value that names no element type or reduction operation
 // of that type reaching the device library's dispatch (only a caller inside mori-shmem can pass
 // one: the test calls the library's entries directly).
 // Each case poisons the GPU context, so ctest runs each in its own process (--gtest_filter) and
@@ -25,6 +26,10 @@ __global__ void reduceWithOpThread(int dtype, int op, int* buf) {
 }
 __global__ void reduceWithOpBlock(int dtype, int op, int* buf) {
   mori_shmemi_team_reduce_block(MORI_SHMEM_TEAM_WORLD, buf, buf, 1, dtype, op);
+}
+
+__global__ void scatterOverlapping(int* buf) {
+  mori_shmem_int_sum_reducescatter_thread(MORI_SHMEM_TEAM_WORLD, buf + 1, buf, 4);
 }
 
 void expectStopped() {
@@ -91,6 +96,16 @@ TEST(TeamDeviceErrors, BitwiseOperationOnFloat) {
   int* buf = static_cast<int*>(mori_shmem_malloc(64));
   ASSERT_NE(buf, nullptr);
   reduceWithOpBlock<<<1, 64>>>(MORI_SHMEM_DTYPE_FLOAT, MORI_SHMEM_REDUCE_XOR, buf);
+  expectStopped();
+}
+
+// A reducescatter whose dest overlaps source other than as this PE's own piece: without the check,
+// members would read pieces that dest already overwrote (a silent wrong answer).
+TEST(TeamDeviceErrors, ReducescatterDestOverlapsSource) {
+  ASSERT_EQ(mori_shmem_init(), 0);
+  int* buf = static_cast<int*>(mori_shmem_malloc(64));
+  ASSERT_NE(buf, nullptr);
+  scatterOverlapping<<<1, 1>>>(buf);
   expectStopped();
 }
 

@@ -41,8 +41,10 @@ for f in device_states device_errors rma_general element_general sync_general co
   objs+=("$f.o")
 done
 # The team collectives' bodies: without the checks, as in shmem/device/CMakeLists.txt.
-"$HIPCC" "${compile[@]}" -c "$ROOT/shmem/device/team_general.cpp" -o team_general.o
-objs+=(team_general.o)
+for f in team_general team_reducescatter; do
+  "$HIPCC" "${compile[@]}" -c "$ROOT/shmem/device/$f.cpp" -o "$f.o"
+  objs+=("$f.o")
+done
 rm -f libdev.a && ar qc libdev.a "${objs[@]}"
 "$HIPCC" "${compile[@]}" -c "$ROOT/tests/host/perf/register_budget_kernels.cpp" -o kernels.o
 rm -rf link && mkdir link && cd link

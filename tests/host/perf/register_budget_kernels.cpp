@@ -34,6 +34,10 @@ __global__ void signalWaitUntil(uint64_t* sig, uint64_t value, uint64_t* out) {
 
 __global__ void barrierAllBlock() { mori_shmem_barrier_all_block(); }
 
+__global__ void barrierAllWarp() {
+  if (static_cast<int>(threadIdx.x) < warpSize) mori_shmem_barrier_all_warp();
+}
+
 // Loops of single-element operations (shmem_p_bw's shape): the loop's state stays in registers
 // around the rarely taken call into the device library.
 __global__ void pLoop(uint64_t* dst, const uint64_t* src, size_t n, int pe, int iters) {
@@ -59,6 +63,9 @@ __global__ void intSumReduceThread(mori_shmem_team_t team, int* dst, const int* 
 __global__ void halfSumReduceBlock(mori_shmem_team_device_t team, mori_shmem_half_t* dst, const mori_shmem_half_t* src,
                                    size_t n) {
   mori_shmem_half_sum_reduce_block(team, dst, src, n);
+}
+__global__ void floatMaxReducescatterWarp(mori_shmem_team_t team, float* dst, const float* src, size_t n) {
+  mori_shmem_float_max_reducescatter_warp(team, dst, src, n);
 }
 __global__ void fcollectWarp(mori_shmem_team_t team, void* dst, const void* src, size_t bytes) {
   mori_shmem_fcollectmem_warp(team, dst, src, bytes);

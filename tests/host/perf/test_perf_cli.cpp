@@ -207,12 +207,20 @@ TEST(PerfCollectives, NvshmemNamesFormsAndCollectives) {
     const char* name;
     Coll coll;
     bool stream;
-  } tests[] = {{"alltoall_latency", Coll::Alltoall, false},  {"bcast_latency", Coll::Broadcast, false},
-               {"fcollect_latency", Coll::Fcollect, false},  {"reduction_latency", Coll::Reduction, false},
-               {"barrier_latency", Coll::Barrier, false},    {"sync_latency", Coll::Sync, false},
-               {"alltoall_on_stream", Coll::Alltoall, true}, {"broadcast_on_stream", Coll::Broadcast, true},
-               {"fcollect_on_stream", Coll::Fcollect, true}, {"reduction_on_stream", Coll::Reduction, true},
-               {"barrier_on_stream", Coll::Barrier, true},   {"sync_on_stream", Coll::Sync, true}};
+  } tests[] = {{"alltoall_latency", Coll::Alltoall, false},
+               {"bcast_latency", Coll::Broadcast, false},
+               {"fcollect_latency", Coll::Fcollect, false},
+               {"reduction_latency", Coll::Reduction, false},
+               {"reducescatter_latency", Coll::Reducescatter, false},
+               {"reducescatter_on_stream", Coll::Reducescatter, true},
+               {"barrier_latency", Coll::Barrier, false},
+               {"sync_latency", Coll::Sync, false},
+               {"alltoall_on_stream", Coll::Alltoall, true},
+               {"broadcast_on_stream", Coll::Broadcast, true},
+               {"fcollect_on_stream", Coll::Fcollect, true},
+               {"reduction_on_stream", Coll::Reduction, true},
+               {"barrier_on_stream", Coll::Barrier, true},
+               {"sync_on_stream", Coll::Sync, true}};
   for (const auto& c : tests) {
     const TestInfo* t = findTest(c.name);
     ASSERT_NE(t, nullptr) << c.name;
@@ -256,6 +264,15 @@ TEST(PerfCollectives, ArgumentsAndShapes) {
             std::string::npos);
   EXPECT_NE(error({"fcollect_latency", "-d", "float"}).find("-d does not apply to fcollect_latency"),
             std::string::npos);
+  // reducescatter: the -d type, and <size> is the source's, split into a piece per PE.
+  EXPECT_EQ(ok({"reducescatter_latency", "-d", "int64", "-b", "16"}).dataType, DataType::Int64);
+  EXPECT_NE(error({"reducescatter_on_stream", "-d", "float", "-b", "6"}).find("multiples of 4"), std::string::npos);
+  EXPECT_EQ(collectivePieceBytes(mori::perf::Test::ReducescatterLatency, DataType::Float, 64, 4), 16u);
+  EXPECT_EQ(collectivePieceBytes(mori::perf::Test::ReducescatterOnStream, DataType::Bfloat16, 12, 4),
+            0u);  // 3 bytes a piece
+  EXPECT_EQ(collectivePieceBytes(mori::perf::Test::ReductionLatency, DataType::Float, 64, 4), 64u);
+  EXPECT_EQ(checkPeCount(ok({"reducescatter_latency"}), 2), "");
+  EXPECT_NE(checkPeCount(ok({"reducescatter_latency"}), 64).find("exact sums"), std::string::npos);
   EXPECT_NE(error({"shmem_put_bw", "-d", "float"}).find("-d does not apply"), std::string::npos);
   EXPECT_NE(error({"shmem_init_time", "-d", "float"}).find("-d does not apply to shmem_init_time"), std::string::npos);
   for (const char* d : {"int32", "int64", "float", "bfloat16"}) {

@@ -28,7 +28,36 @@ TEST(NvshmemHost, NamesAndConstantsBeforeInit) {
             usage);
   EXPECT_EQ(nvshmemx_get64_on_stream(word, word + 2, 1, 0, nullptr), usage);
   EXPECT_EQ(nvshmemx_signal_wait_until_on_stream(&sig, NVSHMEM_CMP_EQ, 0, nullptr), usage);
+  // The collectives on a stream are host functions here too (they were device-header only).
+  EXPECT_EQ(nvshmemx_int_broadcast_on_stream(NVSHMEM_TEAM_WORLD, word, word + 1, 1, 0, nullptr), usage);
+  EXPECT_EQ(nvshmemx_float_fcollect_on_stream(NVSHMEM_TEAM_WORLD, reinterpret_cast<float*>(word),
+                                              reinterpret_cast<float*>(word) + 2, 1, nullptr),
+            usage);
+  EXPECT_EQ(nvshmemx_int64_alltoall_on_stream(NVSHMEM_TEAM_WORLD, reinterpret_cast<int64_t*>(word),
+                                              reinterpret_cast<int64_t*>(word) + 1, 1, nullptr),
+            usage);
+  EXPECT_EQ(nvshmemx_int_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, word, word + 1, 1, nullptr), usage);
+  EXPECT_EQ(nvshmemx_uint32_xor_reducescatter_on_stream(NVSHMEM_TEAM_WORLD, reinterpret_cast<uint32_t*>(word),
+                                                        reinterpret_cast<uint32_t*>(word) + 2, 1, nullptr),
+            usage);
+  EXPECT_EQ(nvshmem_double_max_reducescatter(NVSHMEM_TEAM_WORLD, reinterpret_cast<double*>(word),
+                                             reinterpret_cast<double*>(word) + 1, 1),
+            usage);
+  EXPECT_EQ(nvshmemx_cumodule_init(nullptr), usage);
   EXPECT_EQ(nvshmemx_init_status(), NVSHMEM_STATUS_NOT_INITIALIZED);
+}
+
+// The status names NVSHMEM programs compare results with, and the unique ID's initializer.
+TEST(NvshmemHost, StatusNamesAndUniqueIdInitializer) {
+  EXPECT_EQ(NVSHMEMX_SUCCESS, 0);
+  EXPECT_EQ(NVSHMEMX_ERROR_INVALID_VALUE, MORI_SHMEM_ERROR_INVALID_USAGE);
+  EXPECT_EQ(NVSHMEMX_ERROR_OUT_OF_MEMORY, MORI_SHMEM_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(NVSHMEMX_ERROR_NOT_SUPPORTED, MORI_SHMEM_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(NVSHMEMX_ERROR_SYMMETRY, MORI_SHMEM_ERROR_REMOTE);
+  EXPECT_EQ(NVSHMEMX_ERROR_INTERNAL, MORI_SHMEM_ERROR_INTERNAL);
+  EXPECT_NE(nvshmemx_int_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, nullptr, nullptr, 1, nullptr), NVSHMEMX_SUCCESS);
+  nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
+  for (unsigned char b : id.internal) EXPECT_EQ(b, 0);
 }
 
 }  // namespace

@@ -40,7 +40,9 @@
 #define nvshmem_signal_wait_until mori_shmem_signal_wait_until
 #define nvshmem_quiet mori_shmem_quiet
 #define nvshmem_fence mori_shmem_fence
+#define nvshmemx_barrier_all_warp mori_shmem_barrier_all_warp
 #define nvshmemx_barrier_all_block mori_shmem_barrier_all_block
+#define nvshmemx_sync_all_warp mori_shmem_sync_all_warp
 #define nvshmemx_sync_all_block mori_shmem_sync_all_block
 #define nvshmem_sync_all mori_shmem_sync_all_thread
 MORI_NVSHMEMI_HD_INLINE void nvshmem_barrier_all() {
@@ -245,37 +247,25 @@ MORI_NVSHMEMI_HD_INLINE int nvshmem_team_sync(nvshmem_team_t team) {
   }                                                                                                                   \
   MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_alltoall_block(nvshmem_team_t t, T* d, const T* s, size_t n) {              \
     return mori_shmem_##NAME##_alltoall_block(t, d, s, n);                                                            \
-  }                                                                                                                   \
-  static inline int nvshmemx_##NAME##_broadcast_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n, int r,        \
-                                                          mori_shmem_stream_t st) {                                   \
-    return mori_shmem_##NAME##_broadcast_on_stream(t, d, s, n, r, st);                                                \
-  }                                                                                                                   \
-  static inline int nvshmemx_##NAME##_fcollect_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n,                \
-                                                         mori_shmem_stream_t st) {                                    \
-    return mori_shmem_##NAME##_fcollect_on_stream(t, d, s, n, st);                                                    \
-  }                                                                                                                   \
-  static inline int nvshmemx_##NAME##_alltoall_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n,                \
-                                                         mori_shmem_stream_t st) {                                    \
-    return mori_shmem_##NAME##_alltoall_on_stream(t, d, s, n, st);                                                    \
   }
 MORI_SHMEM_COLL_TYPES(MORI_NVSHMEMI_COLL)
 #undef MORI_NVSHMEMI_COLL
 
-#define MORI_NVSHMEMI_REDUCE(NAME, T, DT, OPNAME, OP)                                                               \
-  MORI_NVSHMEMI_HD_INLINE int nvshmem_##NAME##_##OPNAME##_reduce(nvshmem_team_t team, T* d, const T* s, size_t n) { \
-    MORI_NVSHMEMI_DUAL(mori_shmem_##NAME##_##OPNAME##_reduce(team, d, s, n),                                        \
-                       mori_shmem_##NAME##_##OPNAME##_reduce_thread(team, d, s, n));                                \
+// KIND: reduce, or reducescatter (source: n_pes pieces of n elements).
+#define MORI_NVSHMEMI_REDUCE_KIND(KIND, NAME, T, DT, OPNAME, OP)                                                    \
+  MORI_NVSHMEMI_HD_INLINE int nvshmem_##NAME##_##OPNAME##_##KIND(nvshmem_team_t team, T* d, const T* s, size_t n) { \
+    MORI_NVSHMEMI_DUAL(mori_shmem_##NAME##_##OPNAME##_##KIND(team, d, s, n),                                        \
+                       mori_shmem_##NAME##_##OPNAME##_##KIND##_thread(team, d, s, n));                              \
   }                                                                                                                 \
-  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_##OPNAME##_reduce_warp(nvshmem_team_t t, T* d, const T* s, size_t n) {    \
-    return mori_shmem_##NAME##_##OPNAME##_reduce_warp(t, d, s, n);                                                  \
+  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_##OPNAME##_##KIND##_warp(nvshmem_team_t t, T* d, const T* s, size_t n) {  \
+    return mori_shmem_##NAME##_##OPNAME##_##KIND##_warp(t, d, s, n);                                                \
   }                                                                                                                 \
-  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_##OPNAME##_reduce_block(nvshmem_team_t t, T* d, const T* s, size_t n) {   \
-    return mori_shmem_##NAME##_##OPNAME##_reduce_block(t, d, s, n);                                                 \
-  }                                                                                                                 \
-  static inline int nvshmemx_##NAME##_##OPNAME##_reduce_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n,     \
-                                                                  mori_shmem_stream_t st) {                         \
-    return mori_shmem_##NAME##_##OPNAME##_reduce_on_stream(t, d, s, n, st);                                         \
+  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_##OPNAME##_##KIND##_block(nvshmem_team_t t, T* d, const T* s, size_t n) { \
+    return mori_shmem_##NAME##_##OPNAME##_##KIND##_block(t, d, s, n);                                               \
   }
+#define MORI_NVSHMEMI_REDUCE(NAME, T, DT, OPNAME, OP)        \
+  MORI_NVSHMEMI_REDUCE_KIND(reduce, NAME, T, DT, OPNAME, OP) \
+  MORI_NVSHMEMI_REDUCE_KIND(reducescatter, NAME, T, DT, OPNAME, OP)
 #define MORI_NVSHMEMI_REDUCE_INT(NAME, T, DT)                    \
   MORI_SHMEM_REDUCE_ARITH_OPS(MORI_NVSHMEMI_REDUCE, NAME, T, DT) \
   MORI_SHMEM_REDUCE_BIT_OPS(MORI_NVSHMEMI_REDUCE, NAME, T, DT)
@@ -286,3 +276,4 @@ MORI_SHMEM_REDUCE_HALF_TYPES(MORI_NVSHMEMI_REDUCE_FLOAT)
 #undef MORI_NVSHMEMI_REDUCE_INT
 #undef MORI_NVSHMEMI_REDUCE_FLOAT
 #undef MORI_NVSHMEMI_REDUCE
+#undef MORI_NVSHMEMI_REDUCE_KIND

@@ -64,9 +64,10 @@ __device__ void mori_shmemi_sync_all_rounds(void);
 __device__ void mori_shmemi_copy_unaligned(void* dst, const void* src, size_t bytes, int rank, int size, int oneWave);
 // The team collectives (mori/shmem/team/device_api.hpp), every thread of the scope calling, on
 // the live team `team` (a handle: the entry is read from this PE's table, and a handle of no live
-// team stops the kernel naming it): one function per collective and scope, and the reductions by
-// element type (MORI_SHMEM_DTYPE_*) and operation (MORI_SHMEM_REDUCE_*). A broadcast's root outside
-// the team stops the kernel naming it.
+// team stops the kernel naming it): one function per collective and scope, and the reductions
+// and reducescatters by element type (MORI_SHMEM_DTYPE_*) and operation (MORI_SHMEM_REDUCE_*). A
+// broadcast's root outside the team, and a reducescatter's dest overlapping another member's piece
+// of source, stop the kernel naming them.
 // Out of line so that a kernel calling one stays within a register budget (inline, a warp
 // fcollect made a user's kernel 82 registers, too many for a 1024-thread block); at most nine
 // parameter words, which the calling convention passes in registers (more went through the
@@ -74,12 +75,14 @@ __device__ void mori_shmemi_copy_unaligned(void* dst, const void* src, size_t by
 // 256 B by a block 1.13 -> 1.99 us, NVSHMEM 2.96:
 // bench/results/2026-12-02T0430Z_h200x1_mps_team_suites_and_library_call_cost.json), so the
 // device API keeps barrier and team_sync inline.
-#define MORI_SHMEMI_TEAM_ENTRIES(SC)                                                                                 \
-  __device__ void mori_shmemi_team_broadcast_##SC(int team, void* dest, const void* source, size_t bytes, int root); \
-  __device__ void mori_shmemi_team_fcollect_##SC(int team, void* dest, const void* source, size_t bytes);            \
-  __device__ void mori_shmemi_team_collect_##SC(int team, void* dest, const void* source, size_t bytes);             \
-  __device__ void mori_shmemi_team_alltoall_##SC(int team, void* dest, const void* source, size_t bytes);            \
-  __device__ void mori_shmemi_team_reduce_##SC(int team, void* dest, const void* source, size_t n, int dtype, int op);
+#define MORI_SHMEMI_TEAM_ENTRIES(SC)                                                                                   \
+  __device__ void mori_shmemi_team_broadcast_##SC(int team, void* dest, const void* source, size_t bytes, int root);   \
+  __device__ void mori_shmemi_team_fcollect_##SC(int team, void* dest, const void* source, size_t bytes);              \
+  __device__ void mori_shmemi_team_collect_##SC(int team, void* dest, const void* source, size_t bytes);               \
+  __device__ void mori_shmemi_team_alltoall_##SC(int team, void* dest, const void* source, size_t bytes);              \
+  __device__ void mori_shmemi_team_reduce_##SC(int team, void* dest, const void* source, size_t n, int dtype, int op); \
+  __device__ void mori_shmemi_team_reducescatter_##SC(int team, void* dest, const void* source, size_t n, int dtype,   \
+                                                      int op);
 MORI_SHMEMI_TEAM_ENTRIES(thread)
 MORI_SHMEMI_TEAM_ENTRIES(warp)
 MORI_SHMEMI_TEAM_ENTRIES(block)

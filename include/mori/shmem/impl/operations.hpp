@@ -215,18 +215,18 @@ MORI_DEVICE_INLINE T amo(const GpuStates& s, Amo op, T* dest, T value, T cond, i
 
 // ---- ordering ----------------------------------------------------------------------------------
 
-// Completes every operation this PE issued (scope-cooperative over the RDMA endpoints). A block
-// first syncs, so that every thread's operations are issued before any endpoint is completed and
-// its stores are ordered before rank 0's release, which makes them visible to every observer
-// (fences are cumulative); rank 0 releases alone, as NVSHMEM's block barrier does.
+// Completes every operation this PE issued (block scope: cooperative over the RDMA endpoints; a
+// wave's lane 0 completes them alone). A scope first syncs, so that every thread's operations are
+// issued before any endpoint is completed and its stores are ordered before rank 0's release,
+// which makes them visible to every observer (fences are cumulative); rank 0 releases alone, as
+// NVSHMEM's block barrier does.
 template <class S>
 MORI_DEVICE_INLINE void quiet(const GpuStates& s) {
-  static_assert(S::kSingleThread || !S::kOneWave, "quiet is thread or block scope");
   S::sync();
   if (S::rank() == 0) gpu::releaseSystem();
   if (s.numQpPerPe != 0 || s.sdmaPeers != nullptr) {
-    if constexpr (S::kSingleThread) {
-      mori_shmemi_quiet_rdma_thread();
+    if constexpr (S::kSingleThread || S::kOneWave) {
+      if (S::rank() == 0) mori_shmemi_quiet_rdma_thread();
     } else {
       mori_shmemi_quiet_rdma_block();
     }

@@ -566,10 +566,11 @@ MORI_DEVICE_INLINE void reduceDirect(const TeamDevice& t, T* dest, const T* sour
 // one send: chosen per element, one thread's float reduction of 128 B took 8.06 us, against 6.62
 // once per call (NVSHMEM 7.43)
 // (bench/results/2026-12-02T1242Z_h200x1_mps_pct50_thread_rows_fixed_op_and_t256.json).
-template <class S, typename T, class F>
+template <class S, bool kScatter, typename T, class F>
 MORI_DEVICE_NOINLINE void llReduceApart(const TeamDevice t, T* dest, const T* source, size_t n, F combineOp) {
-  const LlCall c = llReduceSend<S>(t, source, n * sizeof(T));
-  withFixedOp<T>(t.handle, combineOp, [&](auto op) { llCombine<S, kLlInFlight<S>>(t, c, dest, source, n, op); });
+  const LlCall c = llReduceSend<S, kLlInFlight<S>, kScatter>(t, source, n * sizeof(T));
+  const T* own = kScatter ? source + static_cast<size_t>(t.myIndex) * n : source;
+  withFixedOp<T>(t.handle, combineOp, [&](auto op) { llCombine<S, kLlInFlight<S>>(t, c, dest, own, n, op); });
   llEnd<S>(t, c);
 }
 
@@ -582,28 +583,53 @@ MORI_DEVICE_NOINLINE void reduceDirectApart(const TeamDevice t, T* dest, const T
                                              static_cast<size_t>(S::size()));
 }
 
-template <class S, typename T, class F>
+// A reducescatter's dest that overlaps its source other than as this PE's own piece: members
+// read the other pieces while this PE writes dest. Stops the kernel naming the call's pointers.
+[[noreturn]] inline MORI_DEVICE_NOINLINE void failScatterOverlap(int handle, const void* dest, const void* source,
+                                                                 size_t pieceBytes, int myIndex) {
+  printf(
+      "mori-shmem: PE %d: team handle %d: reducescatter dest %p overlaps source %p (pieces of %llu bytes) other "
+      "than as this PE's own piece (%d) [block %d thread %d]\n",
+      impl::states().myPe, handle, dest, source, static_cast<unsigned long long>(pieceBytes), myIndex,
+      static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x));
+  gpu::trap();
+}
+
+// reduce (kScatter false): dest[i] = op over the members j of source_j[i].
+// reducescatter (kScatter): source holds t.size pieces of n elements and this PE's dest[i] = op
+// over the members j of source_j[myIndex * n + i], in team order, so each PE's dest is bitwise its
+// piece of the reduction of the whole source. dest is apart from the whole source or is this PE's
+// own piece of it (in place: no other member reads that piece), on each PE independently: the
+// syncs do not depend on it.
+template <class S, bool kScatter = false, typename T, class F>
 MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source, size_t n, F combineOp) {
   const size_t bytes = n * sizeof(T);
+  const T* own = kScatter ? source + static_cast<size_t>(t.myIndex) * n : source;  // what this PE reduces
   const uintptr_t d = reinterpret_cast<uintptr_t>(dest), s = reinterpret_cast<uintptr_t>(source);
-  const bool overlap = n && d < s + bytes && s < d + bytes;
-  if (llApplies(bytes, t.size, kOneThread<S>) && (!overlap || d == s)) {
+  const size_t span = kScatter ? bytes * static_cast<size_t>(t.size) : bytes;  // the source the members read
+  const bool overlap = n && d < s + span && s < d + bytes;
+  const bool inPlace = dest == own;
+  if (kScatter && overlap && !inPlace) failScatterOverlap(t.handle, dest, source, bytes, t.myIndex);
+  if (llApplies(bytes, t.size, kOneThread<S>) && (!overlap || inPlace)) {
     if constexpr (kOneThread<S>)
-      llReduceApart<S>(t, dest, source, n, combineOp);
+      llReduceApart<S, kScatter>(t, dest, source, n, combineOp);
     else
-      llReduce<S>(t, dest, source, n, combineOp);
+      llReduce<S, kScatter>(t, dest, source, n, combineOp);
     return;
   }
   syncRelease<S>(t);
   bool allP2p = true;
-  for (int j = 0; j < t.size && allP2p; ++j) allP2p = mori_shmem_ptr(source, t.worldPe(j)) != nullptr;
+  for (int j = 0; j < t.size && allP2p; ++j) allP2p = mori_shmem_ptr(own, t.worldPe(j)) != nullptr;
 
-  if (allP2p && !overlap) {
-    withFixedOp<T>(t.handle, combineOp, [&](auto op) { reduceDirectApart<S>(t, dest, source, n, op); });
+  // In place, a reducescatter's one pass reads each unit of its piece before it writes it.
+  if (allP2p && (!overlap || (kScatter && t.size <= kOnePassMembers))) {
+    withFixedOp<T>(t.handle, combineOp, [&](auto op) { reduceDirectApart<S>(t, dest, own, n, op); });
     syncRelease<S>(t);
     return;
   }
 
+  // Staged when dest overlaps: after a team sync per chunk for a reduction (every member has read
+  // the chunk of every source); a reducescatter's in-place piece is read by this PE alone.
   uint8_t* scratch = t.slot + static_cast<size_t>(t.scratch);
   T* stage = reinterpret_cast<T*>(scratch);
   T* fetched = reinterpret_cast<T*>(scratch + kScratchBytes / 2);
@@ -613,18 +639,18 @@ MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source
     T* acc = overlap ? stage : dest + c0;
     for (int j = 0; j < t.size; ++j) {
       const int pe = t.worldPe(j);
-      const T* p = static_cast<const T*>(mori_shmem_ptr(source + c0, pe));
+      const T* p = static_cast<const T*>(mori_shmem_ptr(own + c0, pe));
       if (!p) {
         S::sync();  // every thread is done with the previous fetch
-        S::get(fetched, source + c0, m * sizeof(T), pe);
+        S::get(fetched, own + c0, m * sizeof(T), pe);
         S::sync();
         p = fetched;
       }
       for (size_t i = S::rank(); i < m; i += S::size()) acc[i] = j ? combineOp(acc[i], p[i]) : p[i];
     }
     if (overlap) {
-      syncRelease<S>(t);  // every member has read this chunk of every source
-      for (size_t i = S::rank(); i < m; i += S::size()) dest[c0 + i] = stage[i];
+      if constexpr (!kScatter) syncRelease<S>(t);  // every member has read this chunk of every source
+      for (size_t i = S::rank(); i < m; i += S::size()) dest[c0 + i] = stage[i];  // each thread its own
     }
   }
   syncRelease<S>(t);

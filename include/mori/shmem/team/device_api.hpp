@@ -21,6 +21,8 @@
  *   mori_shmem_<T>_alltoall_<scope>(team, dest, source, nelems)           also alltoallmem
  *   mori_shmem_<T>_<op>_reduce_<scope>(team, dest, source, nreduce)       op: sum prod min max
  *                                                                         (integers: and or xor)
+ *   mori_shmem_<T>_<op>_reducescatter_<scope>(team, dest, source, nreduce)  source: n_pes * nreduce
+ *                                                                         (this PE's piece of the sum)
  * Collectives return 0 (int, as NVSHMEM's do).
  */
 #pragma once
@@ -145,12 +147,18 @@ typedef mori::gpu::bfloat16 mori_shmem_bfloat16_t;
   X(half, mori_shmem_half_t, MORI_SHMEM_DTYPE_HALF) X(bfloat16, mori_shmem_bfloat16_t, MORI_SHMEM_DTYPE_BFLOAT16)
 MORI_SHMEM_REDUCE_HALF_TYPES(MORI_SHMEMI_REDUCE_HOST_FLOAT)
 
-#define MORI_SHMEMI_TEAM_REDUCE(TEAM, NAME, T, DT, OPNAME, OP, SC)                                      \
-  template <typename Team>                                                                              \
-  MORI_SHMEM_DEVICE int mori_shmem_##NAME##_##OPNAME##_reduce_##SC(TEAM team, T* dest, const T* source, \
-                                                                   size_t nreduce) {                    \
-    mori_shmemi_team_reduce_##SC(MORI_SHMEMI_TEAM_NS::teamHandle(team), dest, source, nreduce, DT, OP); \
-    return 0;                                                                                           \
+#define MORI_SHMEMI_TEAM_REDUCE(TEAM, NAME, T, DT, OPNAME, OP, SC)                                             \
+  template <typename Team>                                                                                     \
+  MORI_SHMEM_DEVICE int mori_shmem_##NAME##_##OPNAME##_reduce_##SC(TEAM team, T* dest, const T* source,        \
+                                                                   size_t nreduce) {                           \
+    mori_shmemi_team_reduce_##SC(MORI_SHMEMI_TEAM_NS::teamHandle(team), dest, source, nreduce, DT, OP);        \
+    return 0;                                                                                                  \
+  }                                                                                                            \
+  template <typename Team>                                                                                     \
+  MORI_SHMEM_DEVICE int mori_shmem_##NAME##_##OPNAME##_reducescatter_##SC(TEAM team, T* dest, const T* source, \
+                                                                          size_t nreduce) {                    \
+    mori_shmemi_team_reducescatter_##SC(MORI_SHMEMI_TEAM_NS::teamHandle(team), dest, source, nreduce, DT, OP); \
+    return 0;                                                                                                  \
   }
 #define MORI_SHMEMI_TEAM_REDUCE_OP(NAME, T, DT, OPNAME, OP)                       \
   MORI_SHMEMI_TEAM_ARGS(MORI_SHMEMI_TEAM_REDUCE, NAME, T, DT, OPNAME, OP, thread) \
