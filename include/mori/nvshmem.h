@@ -10,7 +10,8 @@
  *   _WITH_UNIQUEID, nvshmemx_get_uniqueid, nvshmemx_set_attr_uniqueid_args), nvshmem_finalize,
  *   nvshmem_my_pe, nvshmem_n_pes, nvshmem_malloc, nvshmem_calloc, nvshmem_align, nvshmem_free,
  *   nvshmem_ptr, nvshmemx_cumodule_init / _finalize (a module linking mori's device library),
- *   nvshmem_barrier_all, nvshmemx_barrier_all_on_stream, nvshmemx_quiet_on_stream,
+ *   nvshmem_barrier_all, nvshmem_sync_all, nvshmemx_barrier_all_on_stream,
+ *   nvshmemx_sync_all_on_stream, nvshmemx_quiet_on_stream,
  *   nvshmemx_putmem[_nbi]_on_stream, nvshmemx_getmem[_nbi]_on_stream,
  *   nvshmemx_putmem_signal[_nbi]_on_stream, their typed (nvshmemx_<T>_put_on_stream, ...) and
  *   sized (nvshmemx_put32_on_stream, ...) forms (the _nbi ones complete as the blocking ones),
@@ -23,8 +24,10 @@
  *   bfloat16 where the device API is declared).
  * Covered (device): nvshmem_putmem[_nbi], nvshmem_getmem[_nbi], nvshmem_putmem_signal[_nbi] and
  *   their nvshmemx_*_warp / _block forms; nvshmem_<T>_put/get[_nbi], _put_signal[_nbi], _iput,
- *   _iget (+ _warp/_block), _p, _g; the sized nvshmem_put<BITS>/get<BITS>[_nbi],
- *   put<BITS>_signal[_nbi] (8-128) and iput<BITS>/iget<BITS> (8-64) (+ _warp/_block);
+ *   _iget (+ _warp/_block), _p, _g (every RMA type, half and bfloat16 included, as in the typed
+ *   stream RMA and in broadcast / fcollect / alltoall where the device API is declared); the
+ *   sized nvshmem_put<BITS>/get<BITS>[_nbi], put<BITS>_signal[_nbi] (8-128) and
+ *   iput<BITS>/iget<BITS> (8-64) (+ _warp/_block);
  *   nvshmemx_signal_op, nvshmem_signal_fetch, nvshmem_signal_wait_until; nvshmem_<T>_atomic_*
  *   (fetch, set, swap, compare_swap, fetch_inc, inc, fetch_add, add, fetch_and, and, fetch_or,
  *   or, fetch_xor, xor); nvshmem_<T>_wait_until[_all/_any/_some], _test[_all/_any]; nvshmem_quiet,
@@ -38,6 +41,8 @@
  *   NVSHMEMX_SUCCESS and NVSHMEMX_ERROR_* (below).
  * Also nvshmemx_init_status (NVSHMEM's status values; mori reports NOT_INITIALIZED or
  *   IS_INITIALIZED: PEs sharing a GPU lose no feature here, so neither _MPG status applies).
+ * Not covered: RMA and atomics called from host code (NVSHMEM's host-initiated nvshmem_putmem and
+ * the like: here these names are device functions), contexts, buffer registration.
  * Differences: host calls that return void in NVSHMEM return mori's status (ignorable);
  * NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE have mori's values (2 and 1), and so do
  * NVSHMEM_CMP_* (GE 3 and LE 5, where NVSHMEM has LE 3 and GE 5) and NVSHMEM_SIGNAL_SET / _ADD
@@ -117,6 +122,9 @@ static inline int nvshmemx_cumodule_finalize(void* module) {
   return mori_shmem_module_finalize(module, MORI_SHMEM_MODULE);
 }
 #define nvshmemx_barrier_all_on_stream mori_shmem_barrier_all_on_stream
+static inline int nvshmemx_sync_all_on_stream(mori_shmem_stream_t stream) {
+  return mori_shmem_team_sync_on_stream(MORI_SHMEM_TEAM_WORLD, stream);
+}
 #define nvshmemx_quiet_on_stream mori_shmem_quiet_on_stream
 #define nvshmemx_putmem_on_stream mori_shmem_putmem_on_stream
 #define nvshmemx_getmem_on_stream mori_shmem_getmem_on_stream
@@ -165,6 +173,9 @@ static inline int nvshmemx_cumodule_finalize(void* module) {
 #define MORI_NVSHMEMI_STREAM_TYPED(NAME, T) MORI_NVSHMEMI_STREAM_RMA(NAME##_, , T, sizeof(T))
 #define MORI_NVSHMEMI_STREAM_SIZED(BITS) MORI_NVSHMEMI_STREAM_RMA(, BITS, void, (BITS) / 8)
 MORI_SHMEM_RMA_TYPES(MORI_NVSHMEMI_STREAM_TYPED)
+#if MORI_SHMEM_WITH_DEVICE_API
+MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_STREAM_TYPED)
+#endif
 MORI_NVSHMEMI_STREAM_SIZED(8)
 MORI_NVSHMEMI_STREAM_SIZED(16)
 MORI_NVSHMEMI_STREAM_SIZED(32)
@@ -191,6 +202,9 @@ MORI_NVSHMEMI_STREAM_SIZED(128)
     return mori_shmem_##NAME##_alltoall_on_stream(t, d, s, n, st);                                             \
   }
 MORI_SHMEM_COLL_TYPES(MORI_NVSHMEMI_STREAM_COLL)
+#if MORI_SHMEM_WITH_DEVICE_API
+MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_STREAM_COLL)
+#endif
 #undef MORI_NVSHMEMI_STREAM_COLL
 #define MORI_NVSHMEMI_STREAM_REDUCE_KIND(KIND, NAME, T, DT, OPNAME, OP)                                           \
   static inline int nvshmemx_##NAME##_##OPNAME##_##KIND##_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n, \
@@ -271,6 +285,7 @@ MORI_NVSHMEM_UNSUPPORTED(nvshmemx_mc_ptr)
  * API is declared they are host-and-device functions (below); elsewhere these. */
 #if !MORI_SHMEM_WITH_DEVICE_API
 #define nvshmem_barrier_all mori_shmem_barrier_all
+static inline int nvshmem_sync_all(void) { return mori_shmem_team_sync(MORI_SHMEM_TEAM_WORLD); }
 #define nvshmem_barrier mori_shmem_barrier
 #define nvshmem_team_sync mori_shmem_team_sync
 #define MORI_NVSHMEMI_HOST_COLL(NAME, T)                                                                    \

@@ -40,6 +40,7 @@
 #endif
 
 #include "mori/platform/gpu_runtime.hpp"  // the HIP runtime API (on NVIDIA, over CUDA)
+#include "mori/platform/half.hpp"
 #include "mori/shmem.h"
 #include "mori/shmem/impl/device_library.hpp"
 #include "mori/shmem/impl/operations.hpp"
@@ -87,6 +88,12 @@
 MORI_SHMEMI_SCOPES(MORI_SHMEMI_RMA_BYTES)
 #undef MORI_SHMEMI_RMA_BYTES
 
+/* The 16-bit floating types of the GPU compilers: typed RMA, broadcast, fcollect, alltoall and
+ * reductions take them too (MORI_SHMEM_RMA_HALF_TYPES; the host C API cannot name them). */
+typedef mori::gpu::half mori_shmem_half_t;
+typedef mori::gpu::bfloat16 mori_shmem_bfloat16_t;
+#define MORI_SHMEM_RMA_HALF_TYPES(X) X(half, mori_shmem_half_t) X(bfloat16, mori_shmem_bfloat16_t)
+
 /* ---- typed RMA ----------------------------------------------------------------------------
  * <type>_put[_nbi]_<scope>(dest, src, nelems, pe [, qpId]), <type>_get[_nbi]_<scope>(...),
  * <type>_put_signal[_nbi]_<scope>(dest, src, nelems, sig_addr, signal, sig_op, pe [, qpId]),
@@ -94,7 +101,7 @@ MORI_SHMEMI_SCOPES(MORI_SHMEMI_RMA_BYTES)
  * strided, element i at src[i * sst] and dest[i * dst] (strides in elements), blocking, one
  * single-element operation per element (mori/shmem/impl/operations.hpp: strided),
  * <type>_p(dest, value, pe [, qpId]) (inline small-value put), <type>_g(src, pe [, qpId]).
- * The types: MORI_SHMEM_RMA_TYPES (mori/shmem.h). */
+ * The types: MORI_SHMEM_RMA_TYPES (mori/shmem.h) and MORI_SHMEM_RMA_HALF_TYPES. */
 #define MORI_SHMEMI_RMA_TYPED_SCOPE(NAME, T, SC, S)                                                                    \
   MORI_SHMEM_DEVICE void mori_shmem_##NAME##_put_nbi_##SC(T* dest, const T* src, size_t nelems, int pe,                \
                                                           int qpId = 0) {                                              \
@@ -139,6 +146,7 @@ MORI_SHMEMI_SCOPES(MORI_SHMEMI_RMA_BYTES)
     return MORI_SHMEMI_NS::g<T>(MORI_SHMEMI_S, src, pe, qpId);                           \
   }
 MORI_SHMEM_RMA_TYPES(MORI_SHMEMI_RMA_TYPED)
+MORI_SHMEM_RMA_HALF_TYPES(MORI_SHMEMI_RMA_TYPED)
 #undef MORI_SHMEMI_RMA_TYPED
 #undef MORI_SHMEMI_RMA_TYPED_SCOPE
 

@@ -1,10 +1,11 @@
 // What the typed RMA units of test_rma share (test_rma_typed.cpp, test_rma_typed_narrow.cpp): per
-// type of MORI_SHMEM_RMA_TYPES, a kernel that puts a block of elements to the right neighbour,
-// gets them back from the left in one wave and does one p and one g per thread, and the host check
-// of every element. The types are divided among the units by element size, so that each unit
-// compiles only its share of the kernels; a type added to the API's list is tested by the unit
-// of its size.
+// type of MORI_SHMEM_RMA_TYPES and MORI_SHMEM_RMA_HALF_TYPES, a kernel that puts a block of elements to the right
+// neighbour, gets them back from the left in one wave and does one p and one g per thread, and the host check of every
+// element. The types are divided among the units by element size, so that each unit compiles only its share of the
+// kernels; a type added to the API's list is tested by the unit of its size.
 #pragma once
+
+#include <string.h>
 
 #include <type_traits>
 #include <vector>
@@ -15,12 +16,33 @@ namespace mori::test::rma_typed {
 
 using namespace mori::test;
 
+// Random values; the 16-bit floating types (class types) as random bits, compared bitwise.
 template <typename T>
 __host__ __device__ T valueOf(uint64_t seed, int pe, size_t i) {
   const uint64_t bits = mix(seed + static_cast<uint64_t>(pe) * 7919u + i);
-  if constexpr (sizeof(T) == 4 && !std::is_integral<T>::value) return static_cast<T>(static_cast<int32_t>(bits) >> 8);
-  if constexpr (sizeof(T) == 8 && !std::is_integral<T>::value) return static_cast<T>(static_cast<int64_t>(bits) >> 12);
-  return static_cast<T>(bits);
+  if constexpr (!std::is_arithmetic<T>::value) {
+    const uint16_t b = static_cast<uint16_t>(bits);
+    T v;
+    memcpy(static_cast<void*>(&v), &b, sizeof(v));  // a class type of 16 bits
+    return v;
+  } else {
+    if constexpr (sizeof(T) == 4 && !std::is_integral<T>::value) return static_cast<T>(static_cast<int32_t>(bits) >> 8);
+    if constexpr (sizeof(T) == 8 && !std::is_integral<T>::value)
+      return static_cast<T>(static_cast<int64_t>(bits) >> 12);
+    return static_cast<T>(bits);
+  }
+}
+// Thread i's p value.
+template <typename T>
+__host__ __device__ T scalarOf(unsigned i) {
+  if constexpr (std::is_arithmetic<T>::value)
+    return static_cast<T>(i * 3 + 1);
+  else
+    return valueOf<T>(5, 0, i);
+}
+template <typename T>
+bool same(const T& a, const T& b) {
+  return memcmp(&a, &b, sizeof(T)) == 0;
 }
 
 // Per type NAME: block put of `count` elements to the right neighbour, warp get back from it, and
@@ -34,13 +56,14 @@ __host__ __device__ T valueOf(uint64_t seed, int pe, size_t i) {
       mori_shmem_quiet();                                                                                    \
       if (threadIdx.x < static_cast<unsigned>(mori::gpu::waveSize()))                                        \
         mori_shmem_##NAME##_get_warp(out, sym, count, left);                                                 \
-      mori_shmem_##NAME##_p(scalars + threadIdx.x, static_cast<T>(threadIdx.x * 3 + 1), right);              \
+      mori_shmem_##NAME##_p(scalars + threadIdx.x, scalarOf<T>(threadIdx.x), right);                         \
       gathered[threadIdx.x] = mori_shmem_##NAME##_g(sym + threadIdx.x, left);                                \
     }                                                                                                        \
   };
 
-// Every type the API declares (its own list: a type added there is tested here too).
+// Every type the API declares (its own lists: a type added there is tested here too).
 MORI_SHMEM_RMA_TYPES(MORI_TEST_RMA_TYPED_OPS)
+MORI_SHMEM_RMA_HALF_TYPES(MORI_TEST_RMA_TYPED_OPS)
 
 template <class Ops, typename T = typename Ops::Type>
 __global__ void typedKernel(T* sym, T* out, T* scalars, T* gathered, size_t count, int right, int left) {
@@ -79,12 +102,12 @@ void typedCheck(const char* name, K kernel) {
   HIP_OK(hipMemcpy(gat.data(), gathered, sizeof(T) * kThreads, hipMemcpyDeviceToHost));
   int bad = 0;
   for (size_t i = 0; i < kCount; ++i) {
-    bad += got[i] != valueOf<T>(77, left, i);  // the left neighbour put its data here
-    bad += back[i] != valueOf<T>(77, left, i);
+    bad += !same(got[i], valueOf<T>(77, left, i));  // the left neighbour put its data here
+    bad += !same(back[i], valueOf<T>(77, left, i));
   }
   for (size_t i = 0; i < kThreads; ++i) {
-    bad += sc[i] != static_cast<T>(i * 3 + 1);
-    bad += gat[i] != valueOf<T>(77, left, i);
+    bad += !same(sc[i], scalarOf<T>(static_cast<unsigned>(i)));
+    bad += !same(gat[i], valueOf<T>(77, left, i));
   }
   EXPECT_TRUE(allTrue(bad == 0)) << name << ": " << bad << " wrong elements on PE " << me;
   mori_shmem_free(gathered);
@@ -111,5 +134,8 @@ void checkWideTypes();
   namespace {                                                \
   constexpr size_t kUnitMinBytes = MIN, kUnitMaxBytes = MAX; \
   }                                                          \
-  void FN() { MORI_SHMEM_RMA_TYPES(MORI_TEST_RMA_TYPED_RUN) }
+  void FN() {                                                \
+    MORI_SHMEM_RMA_TYPES(MORI_TEST_RMA_TYPED_RUN)            \
+    MORI_SHMEM_RMA_HALF_TYPES(MORI_TEST_RMA_TYPED_RUN)       \
+  }
 #define MORI_TEST_RMA_TYPED_RUN(NAME, T) checkIfInUnit<Ops_##NAME, kUnitMinBytes, kUnitMaxBytes>();

@@ -381,27 +381,18 @@ TEST(PointToPoint, WaitAllAnySome) {
 
 // Each iteration: random skew, add 1 to every PE's counter, barrier; then my counter must hold
 // exactly n * (iteration + 1). At wave scope a lane other than 0 adds (the wave's barrier completes
-// every lane's operations) and the block's second wave stays out.
+// every lane's operations) and the block's other waves stay out.
 enum class BarrierScope { Thread, Warp, Block };
-template <BarrierScope kScope>
-__device__ void barrierAllAt() {
+// barrier_all (kBarrier) or sync_all at scope kScope, then a block sync.
+template <BarrierScope kScope, bool kBarrier>
+__device__ void allAt() {
   if constexpr (kScope == BarrierScope::Block) {
-    mori_shmem_barrier_all_block();
+    kBarrier ? mori_shmem_barrier_all_block() : mori_shmem_sync_all_block();
   } else if constexpr (kScope == BarrierScope::Warp) {
-    if (static_cast<int>(threadIdx.x) < mori::gpu::waveSize()) mori_shmem_barrier_all_warp();
+    if (static_cast<int>(threadIdx.x) < mori::gpu::waveSize())
+      kBarrier ? mori_shmem_barrier_all_warp() : mori_shmem_sync_all_warp();
   } else if (threadIdx.x == 0) {
-    mori_shmem_barrier_all_thread();
-  }
-  __syncthreads();
-}
-template <BarrierScope kScope>
-__device__ void syncAllAt() {
-  if constexpr (kScope == BarrierScope::Block) {
-    mori_shmem_sync_all_block();
-  } else if constexpr (kScope == BarrierScope::Warp) {
-    if (static_cast<int>(threadIdx.x) < mori::gpu::waveSize()) mori_shmem_sync_all_warp();
-  } else if (threadIdx.x == 0) {
-    mori_shmem_sync_all_thread();
+    kBarrier ? mori_shmem_barrier_all_thread() : mori_shmem_sync_all_thread();
   }
   __syncthreads();
 }
@@ -415,11 +406,11 @@ __global__ void barrierSkew(uint64_t* counter, int iterations, uint64_t seed, in
       spinFor(mix(seed + static_cast<uint64_t>(me) * 1000 + it) % 20000);
       for (int pe = 0; pe < n; ++pe) mori_shmem_uint64_atomic_add(counter, 1ull, pe);
     }
-    barrierAllAt<kScope>();
+    allAt<kScope, true>();
     if (threadIdx.x == 0 && mori::gpu::atomicLoad<mori::gpu::Order::Acquire, mori::gpu::Scope::System>(counter) !=
                                 static_cast<uint64_t>(n) * (it + 1))
       atomicAdd(bad, 1);
-    syncAllAt<kScope>();  // no PE may add for the next round before everyone checked this one
+    allAt<kScope, false>();  // no PE may add for the next round before everyone checked this one
   }
 }
 

@@ -161,7 +161,9 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
     ASSERT_EQ(nvshmemx_put64_signal_nbi_on_stream(wide, src, n / 2, sig2 + 1, 9, NVSHMEM_SIGNAL_SET, next, s), 0);
     ASSERT_EQ(nvshmemx_signal_wait_until_on_stream(sig2 + 1, NVSHMEM_CMP_EQ, 9, s), 0);
     ASSERT_EQ(nvshmemx_quiet_on_stream(s), 0);
+    ASSERT_EQ(nvshmemx_sync_all_on_stream(s), 0);
     ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+    nvshmem_sync_all();
     nvshmem_barrier_all();
     std::vector<int> hl(n - 1), hw(n / 2 * 2);
     ASSERT_EQ(hipMemcpy(hl.data(), land, hl.size() * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
@@ -190,6 +192,7 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
   int* a2a = static_cast<int*>(nvshmem_malloc(2 * npes * sizeof(int)));
   int* a2aout = static_cast<int*>(nvshmem_malloc(2 * npes * sizeof(int)));
   int* rs = static_cast<int*>(nvshmem_malloc(2 * sizeof(int)));
+  uint16_t* hb = static_cast<uint16_t*>(nvshmem_malloc(2 * sizeof(uint16_t)));  // half bits
   if (team != NVSHMEM_TEAM_INVALID) {
     const int tme = nvshmem_team_my_pe(team), tn = nvshmem_team_n_pes(team);
     std::vector<int> hi(m);
@@ -222,6 +225,16 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
     std::vector<int> gi(tn);
     ASSERT_EQ(hipMemcpy(gi.data(), idst, tn * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
     for (int j = 0; j < tn; ++j) EXPECT_EQ(gi[j], 0);
+    // half: a stream broadcast from the last member, bit for bit.
+    const uint16_t mine[2] = {0, static_cast<uint16_t>(0x3c00 + tme)};
+    ASSERT_EQ(hipMemcpy(hb, mine, sizeof(mine), hipMemcpyHostToDevice), hipSuccess);
+    ASSERT_EQ(nvshmemx_half_broadcast_on_stream(team, reinterpret_cast<mori_shmem_half_t*>(hb),
+                                                reinterpret_cast<const mori_shmem_half_t*>(hb) + 1, 1, tn - 1, s),
+              0);
+    ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+    uint16_t gotHalf = 0;
+    ASSERT_EQ(hipMemcpy(&gotHalf, hb, sizeof(gotHalf), hipMemcpyDeviceToHost), hipSuccess);
+    EXPECT_EQ(gotHalf, 0x3c00 + tn - 1);
     ASSERT_EQ(nvshmem_int_max_reducescatter(team, idst, a2a, 2), NVSHMEMX_SUCCESS);
     ASSERT_EQ(hipMemcpy(gi.data(), idst, 2 * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
     for (int e = 0; e < 2; ++e) EXPECT_EQ(gi[e], (tn - 1) * 1000 + 2 * tme + e);
@@ -234,8 +247,8 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
   int h = -1;
   ASSERT_EQ(hipMemcpy(&h, bad, sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
   EXPECT_EQ(h, 0) << "PE " << me << ": " << h << " mismatches";
-  for (void* p : {static_cast<void*>(rs), static_cast<void*>(a2aout), static_cast<void*>(a2a), static_cast<void*>(l),
-                  static_cast<void*>(fdst), static_cast<void*>(fsrc), static_cast<void*>(idst),
+  for (void* p : {static_cast<void*>(hb), static_cast<void*>(rs), static_cast<void*>(a2aout), static_cast<void*>(a2a),
+                  static_cast<void*>(l), static_cast<void*>(fdst), static_cast<void*>(fsrc), static_cast<void*>(idst),
                   static_cast<void*>(isrc), static_cast<void*>(pv), static_cast<void*>(counter),
                   static_cast<void*>(sig), static_cast<void*>(src), static_cast<void*>(buf)})
     nvshmem_free(p);

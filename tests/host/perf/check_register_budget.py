@@ -70,8 +70,12 @@ def main():
             print(f"cannot read the GPU code of {program}: {run.stderr}")
             return 1
         fatbin = open(f.name, "rb").read()
+    elfs = images(fatbin)
+    if not elfs:
+        print(f"{program}: its GPU code holds no ELF image (compressed? link it with nvcc --no-compress)")
+        return 1
     found = {}
-    for elf in images(fatbin):
+    for elf in elfs:
         for name, attrs in kernel_resources(elf).items():
             for k in kernels:
                 # Kernels are extern "C++": _Z<len><name>...

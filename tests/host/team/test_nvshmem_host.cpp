@@ -44,6 +44,8 @@ TEST(NvshmemHost, NamesAndConstantsBeforeInit) {
                                              reinterpret_cast<double*>(word) + 1, 1),
             usage);
   EXPECT_EQ(nvshmemx_cumodule_init(nullptr), usage);
+  EXPECT_EQ(nvshmemx_sync_all_on_stream(nullptr), usage);
+  EXPECT_EQ(nvshmem_sync_all(), usage);
   EXPECT_EQ(nvshmemx_init_status(), NVSHMEM_STATUS_NOT_INITIALIZED);
 }
 

@@ -44,12 +44,18 @@
 #define nvshmemx_barrier_all_block mori_shmem_barrier_all_block
 #define nvshmemx_sync_all_warp mori_shmem_sync_all_warp
 #define nvshmemx_sync_all_block mori_shmem_sync_all_block
-#define nvshmem_sync_all mori_shmem_sync_all_thread
 MORI_NVSHMEMI_HD_INLINE void nvshmem_barrier_all() {
 #if MORI_DEVICE_COMPILE
   mori_shmem_barrier_all_thread();
 #else
   (void)mori_shmem_barrier_all();
+#endif
+}
+MORI_NVSHMEMI_HD_INLINE void nvshmem_sync_all() {
+#if MORI_DEVICE_COMPILE
+  mori_shmem_sync_all_thread();
+#else
+  (void)mori_shmem_team_sync(MORI_SHMEM_TEAM_WORLD);
 #endif
 }
 
@@ -91,6 +97,7 @@ MORI_NVSHMEMI_HD_INLINE void nvshmem_barrier_all() {
   MORI_NVSHMEMI_DEV void nvshmem_##NAME##_p(T* d, T v, int pe) { mori_shmem_##NAME##_p(d, v, pe); } \
   MORI_NVSHMEMI_DEV T nvshmem_##NAME##_g(const T* s, int pe) { return mori_shmem_##NAME##_g(s, pe); }
 MORI_SHMEM_RMA_TYPES(MORI_NVSHMEMI_RMA)
+MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_RMA)
 #undef MORI_NVSHMEMI_RMA
 #undef MORI_NVSHMEMI_RMA_SCOPE
 
@@ -249,6 +256,7 @@ MORI_NVSHMEMI_HD_INLINE int nvshmem_team_sync(nvshmem_team_t team) {
     return mori_shmem_##NAME##_alltoall_block(t, d, s, n);                                                            \
   }
 MORI_SHMEM_COLL_TYPES(MORI_NVSHMEMI_COLL)
+MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_COLL)
 #undef MORI_NVSHMEMI_COLL
 
 // KIND: reduce, or reducescatter (source: n_pes pieces of n elements).

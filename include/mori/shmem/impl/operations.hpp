@@ -12,6 +12,8 @@
 
 #include <string.h>
 
+#include <type_traits>
+
 #include "mori/platform/atomic.hpp"
 #include "mori/shmem/impl/address.hpp"
 #include "mori/shmem/impl/copy.hpp"
@@ -115,9 +117,15 @@ MORI_DEVICE_INLINE void p(const GpuStates& s, T* dest, T value, int pe, int qp) 
   mori_shmemi_p(dest, toBits(value), sizeof(T), pe, qp);
 }
 
+// A volatile load; a class type (half, bfloat16: no volatile copy) as the integer of its size.
 template <typename T>
 MORI_DEVICE_INLINE T p2pG(const T* remote) {
-  return *reinterpret_cast<const volatile T*>(remote);
+  if constexpr (std::is_arithmetic_v<T>) {
+    return *reinterpret_cast<const volatile T*>(remote);
+  } else {
+    static_assert(sizeof(T) == 2, "the class types of the typed API are 16-bit");
+    return fromBits<T>(*reinterpret_cast<const volatile uint16_t*>(remote));
+  }
 }
 
 template <typename T>
