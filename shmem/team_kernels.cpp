@@ -124,12 +124,12 @@ __global__ __launch_bounds__(kSpreadThreads, kSpreadBlocksPerSm) void spreadKern
   });
 }
 
-// One kernel per element type and reduction kind (reduce, reducescatter); the operation is
-// chosen per call (AnyOp).
-template <typename T, bool kScatter>
+// One kernel per element type; the operation and the kind (reduce, reducescatter) are chosen per
+// call (AnyOp, a.kind).
+template <typename T>
 __global__ __launch_bounds__(kReduceThreads) void reduceKernel(CollectiveArgs a) {
-  reduceWith<Block, kScatter>(a.team, static_cast<T*>(a.dest), static_cast<const T*>(a.source), a.nelems,
-                              AnyOp{static_cast<Op>(a.op)});
+  reduceWith<Block>(a.team, static_cast<T*>(a.dest), static_cast<const T*>(a.source), a.nelems,
+                    AnyOp{static_cast<Op>(a.op)}, a.kind == MORI_SHMEM_COLL_REDUCESCATTER);
 }
 
 // The spread form of a direct reduction: the grid strides over the elements of a.source (a
@@ -145,15 +145,13 @@ __global__ __launch_bounds__(kSpreadThreads, kSpreadBlocksPerSm) void reduceSpre
 
 template <typename T>
 hipError_t launchReduce(const CollectiveArgs& a, hipStream_t stream) {
-  const bool scatter = a.kind == MORI_SHMEM_COLL_REDUCESCATTER;
   if (a.blocks > 1) {
     CollectiveArgs piece = a;
-    if (scatter) piece.source = static_cast<const T*>(a.source) + static_cast<size_t>(a.team.myIndex) * a.nelems;
+    if (a.kind == MORI_SHMEM_COLL_REDUCESCATTER)
+      piece.source = static_cast<const T*>(a.source) + static_cast<size_t>(a.team.myIndex) * a.nelems;
     reduceSpreadKernel<T><<<a.blocks, kSpreadThreads, 0, stream>>>(piece);
-  } else if (scatter) {
-    reduceKernel<T, true><<<1, kReduceThreads, 0, stream>>>(a);
   } else {
-    reduceKernel<T, false><<<1, kReduceThreads, 0, stream>>>(a);
+    reduceKernel<T><<<1, kReduceThreads, 0, stream>>>(a);
   }
   return hipGetLastError();
 }

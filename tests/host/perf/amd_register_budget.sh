@@ -41,10 +41,8 @@ for f in device_states device_errors rma_general element_general sync_general co
   objs+=("$f.o")
 done
 # The team collectives' bodies: without the checks, as in shmem/device/CMakeLists.txt.
-for f in team_general team_reducescatter; do
-  "$HIPCC" "${compile[@]}" -c "$ROOT/shmem/device/$f.cpp" -o "$f.o"
-  objs+=("$f.o")
-done
+"$HIPCC" "${compile[@]}" -c "$ROOT/shmem/device/team_general.cpp" -o team_general.o
+objs+=(team_general.o)
 rm -f libdev.a && ar qc libdev.a "${objs[@]}"
 "$HIPCC" "${compile[@]}" -c "$ROOT/tests/host/perf/register_budget_kernels.cpp" -o kernels.o
 rm -rf link && mkdir link && cd link

@@ -566,10 +566,11 @@ MORI_DEVICE_INLINE void reduceDirect(const TeamDevice& t, T* dest, const T* sour
 // one send: chosen per element, one thread's float reduction of 128 B took 8.06 us, against 6.62
 // once per call (NVSHMEM 7.43)
 // (bench/results/2026-12-02T1242Z_h200x1_mps_pct50_thread_rows_fixed_op_and_t256.json).
-template <class S, bool kScatter, typename T, class F>
-MORI_DEVICE_NOINLINE void llReduceApart(const TeamDevice t, T* dest, const T* source, size_t n, F combineOp) {
-  const LlCall c = llReduceSend<S, kLlInFlight<S>, kScatter>(t, source, n * sizeof(T));
-  const T* own = kScatter ? source + static_cast<size_t>(t.myIndex) * n : source;
+template <class S, typename T, class F>
+MORI_DEVICE_NOINLINE void llReduceApart(const TeamDevice t, T* dest, const T* source, size_t n, F combineOp,
+                                        bool scatter) {
+  const LlCall c = llReduceSend<S>(t, source, n * sizeof(T), scatter);
+  const T* own = scatter ? source + static_cast<size_t>(t.myIndex) * n : source;
   withFixedOp<T>(t.handle, combineOp, [&](auto op) { llCombine<S, kLlInFlight<S>>(t, c, dest, own, n, op); });
   llEnd<S>(t, c);
 }
@@ -595,26 +596,29 @@ MORI_DEVICE_NOINLINE void reduceDirectApart(const TeamDevice t, T* dest, const T
   gpu::trap();
 }
 
-// reduce (kScatter false): dest[i] = op over the members j of source_j[i].
-// reducescatter (kScatter): source holds t.size pieces of n elements and this PE's dest[i] = op
+// reduce (scatter false): dest[i] = op over the members j of source_j[i].
+// reducescatter (scatter): source holds t.size pieces of n elements and this PE's dest[i] = op
 // over the members j of source_j[myIndex * n + i], in team order, so each PE's dest is bitwise its
 // piece of the reduction of the whole source. dest is apart from the whole source or is this PE's
 // own piece of it (in place: no other member reads that piece), on each PE independently: the
-// syncs do not depend on it.
-template <class S, bool kScatter = false, typename T, class F>
-MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source, size_t n, F combineOp) {
+// syncs do not depend on it. A value, not a template argument: the two share every compiled body
+// (their loops are the same; as a template argument, reducescatter's copy of the device library's
+// bodies took 82 s of nvcc and 102 s of hipcc, and each AMD program calling it 2 minutes of link).
+template <class S, typename T, class F>
+MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source, size_t n, F combineOp,
+                                   bool scatter = false) {
   const size_t bytes = n * sizeof(T);
-  const T* own = kScatter ? source + static_cast<size_t>(t.myIndex) * n : source;  // what this PE reduces
+  const T* own = scatter ? source + static_cast<size_t>(t.myIndex) * n : source;  // what this PE reduces
   const uintptr_t d = reinterpret_cast<uintptr_t>(dest), s = reinterpret_cast<uintptr_t>(source);
-  const size_t span = kScatter ? bytes * static_cast<size_t>(t.size) : bytes;  // the source the members read
+  const size_t span = scatter ? bytes * static_cast<size_t>(t.size) : bytes;  // the source the members read
   const bool overlap = n && d < s + span && s < d + bytes;
   const bool inPlace = dest == own;
-  if (kScatter && overlap && !inPlace) failScatterOverlap(t.handle, dest, source, bytes, t.myIndex);
+  if (scatter && overlap && !inPlace) failScatterOverlap(t.handle, dest, source, bytes, t.myIndex);
   if (llApplies(bytes, t.size, kOneThread<S>) && (!overlap || inPlace)) {
     if constexpr (kOneThread<S>)
-      llReduceApart<S, kScatter>(t, dest, source, n, combineOp);
+      llReduceApart<S>(t, dest, source, n, combineOp, scatter);
     else
-      llReduce<S, kScatter>(t, dest, source, n, combineOp);
+      llReduce<S>(t, dest, source, n, combineOp, scatter);
     return;
   }
   syncRelease<S>(t);
@@ -622,7 +626,7 @@ MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source
   for (int j = 0; j < t.size && allP2p; ++j) allP2p = mori_shmem_ptr(own, t.worldPe(j)) != nullptr;
 
   // In place, a reducescatter's one pass reads each unit of its piece before it writes it.
-  if (allP2p && (!overlap || (kScatter && t.size <= kOnePassMembers))) {
+  if (allP2p && (!overlap || (scatter && t.size <= kOnePassMembers))) {
     withFixedOp<T>(t.handle, combineOp, [&](auto op) { reduceDirectApart<S>(t, dest, own, n, op); });
     syncRelease<S>(t);
     return;
@@ -649,7 +653,7 @@ MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source
       for (size_t i = S::rank(); i < m; i += S::size()) acc[i] = j ? combineOp(acc[i], p[i]) : p[i];
     }
     if (overlap) {
-      if constexpr (!kScatter) syncRelease<S>(t);  // every member has read this chunk of every source
+      if (!scatter) syncRelease<S>(t);  // every member has read this chunk of every source
       for (size_t i = S::rank(); i < m; i += S::size()) dest[c0 + i] = stage[i];  // each thread its own
     }
   }

@@ -21,8 +21,9 @@
  *   mori_shmem_<T>_alltoall_<scope>(team, dest, source, nelems)           also alltoallmem
  *   mori_shmem_<T>_<op>_reduce_<scope>(team, dest, source, nreduce)       op: sum prod min max
  *                                                                         (integers: and or xor)
- *   mori_shmem_<T>_<op>_reducescatter_<scope>(team, dest, source, nreduce)  source: n_pes * nreduce
- *                                                                         (this PE's piece of the sum)
+ *   mori_shmem_<T>_<op>_reducescatter_<scope>(team, dest, source, nreduce)
+ *                                                   source: n_pes pieces of nreduce, dest: this PE's
+ *                                                   piece of the reduction (mori/shmem_team.h)
  * Collectives return 0 (int, as NVSHMEM's do).
  */
 #pragma once

@@ -529,15 +529,15 @@ MORI_DEVICE_INLINE void llExchange(const TeamDevice& t, void* dest, const void* 
 // source's values and the others' words in team order (llCombine) and ends the call (llEnd). A
 // unit is a word's 4 data bytes (kE elements of up to 4 bytes) or two words (one 8-byte element);
 // each thread keeps kIf units per member in flight (llWithInFlight).
-// kScatter (reducescatter): source holds a piece of n elements per member, and each member's piece
+// scatter (reducescatter): source holds a piece of n elements per member, and each member's piece
 // goes to that member only, as an alltoall's blocks do; each combines its own piece of every
 // member (llCombine's source: this PE's own piece).
-template <class S, int kIf = kLlInFlight<S>, bool kScatter = false>
-MORI_DEVICE_INLINE LlCall llReduceSend(const TeamDevice& t, const void* source, size_t bytesIn) {
+template <class S, int kIf = kLlInFlight<S>>
+MORI_DEVICE_INLINE LlCall llReduceSend(const TeamDevice& t, const void* source, size_t bytesIn, bool scatter) {
   const uint32_t bytes = static_cast<uint32_t>(bytesIn);  // at most kLlMaxBytesGroup
-  constexpr LlOp kOp = kScatter ? LlOp::Alltoall : LlOp::Fcollect;
-  const LlCall c = llBegin<S>(t, bytes, kOp);
-  llSend<S, kIf>(t, c, kOp, source, bytes, 0);
+  const LlOp op = scatter ? LlOp::Alltoall : LlOp::Fcollect;
+  const LlCall c = llBegin<S>(t, bytes, op);
+  llSend<S, kIf>(t, c, op, source, bytes, 0);
   S::sync();  // every thread's part of the sends has read source before dest (maybe source) changes
   return c;
 }
@@ -615,11 +615,11 @@ MORI_DEVICE_INLINE void llCombine(const TeamDevice& t, const LlCall& c, T* dest,
       }
   }
 }
-template <class S, bool kScatter = false, typename T, class F>
-MORI_DEVICE_INLINE void llReduce(const TeamDevice& t, T* dest, const T* source, size_t n, F combineOp) {
-  const T* own = kScatter ? source + static_cast<size_t>(t.myIndex) * n : source;
+template <class S, typename T, class F>
+MORI_DEVICE_INLINE void llReduce(const TeamDevice& t, T* dest, const T* source, size_t n, F combineOp, bool scatter) {
+  const T* own = scatter ? source + static_cast<size_t>(t.myIndex) * n : source;
   llWithInFlight<S, kLlWaveFewBytes>(static_cast<uint32_t>(n * sizeof(T)), [&](auto inFlight) {
-    const LlCall c = llReduceSend<S, decltype(inFlight)::value, kScatter>(t, source, n * sizeof(T));
+    const LlCall c = llReduceSend<S, decltype(inFlight)::value>(t, source, n * sizeof(T), scatter);
     llCombine<S, decltype(inFlight)::value>(t, c, dest, own, n, combineOp);
     llEnd<S>(t, c);
   });
