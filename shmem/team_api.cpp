@@ -240,12 +240,14 @@ MORI_API int mori_shmemi_collective(int kind, mori_shmem_team_t team, void* dest
                           "PE %d: %s: dest %p (%zu bytes) or source %p (%zu bytes) is not inside the symmetric heap or "
                           "a registered region",
                           me, call, dest, destBytes, source, srcBytes));
-  const void* ownPiece = static_cast<const char*>(source) + static_cast<size_t>(t->myIndex) * bytes;
-  if (kind == MORI_SHMEM_COLL_REDUCESCATTER && overlaps(dest, bytes, source, all) && dest != ownPiece)
-    return code(MORI_FAIL(Status::InvalidUsage, log::kInit,
-                          "PE %d: %s: dest %p overlaps source %p (%d pieces of %zu bytes) other than as this PE's own "
-                          "piece %p (in place); other members read the rest of source while dest is written",
-                          me, call, dest, source, t->size, bytes, ownPiece));
+  if (kind == MORI_SHMEM_COLL_REDUCESCATTER && overlaps(dest, bytes, source, all)) {
+    const void* ownPiece = static_cast<const char*>(source) + static_cast<size_t>(t->myIndex) * bytes;
+    if (dest != ownPiece)
+      return code(MORI_FAIL(Status::InvalidUsage, log::kInit,
+                            "PE %d: %s: dest %p overlaps source %p (%d pieces of %zu bytes) other than as this PE's "
+                            "own piece %p (in place); other members read the rest of source while dest is written",
+                            me, call, dest, source, t->size, bytes, ownPiece));
+  }
   CollectiveArgs a{};
   a.team = *t;
   a.kind = kind;

@@ -131,8 +131,6 @@ __global__ void checkReduceKernel(const T* p, size_t n, size_t base, uint64_t se
 }
 
 constexpr uint64_t kPoison = 0x706f69736f6e2121ull;
-template <Coll C>
-constexpr bool collReducesT = C == Coll::Reduction || C == Coll::Reducescatter;
 
 // One collective test of element type T (int64_t for all but the reductions).
 template <Coll C, typename T>
@@ -161,7 +159,7 @@ void runTyped(Session& s) {
               elementBytes(o.test, o.dataType), npes);
       const size_t nelems = piece / sizeof(T);
       const uint64_t seed = s.seedFor(bytes, scope), poison = seed ^ kPoison;
-      if constexpr (collReducesT<C>) {
+      if constexpr (collReduces(C)) {
         fillReduceKernel<T>
             <<<256, 256, 0, s.stream()>>>(reinterpret_cast<T*>(src), capacity / sizeof(T), patternKey(seed, me));
         MORI_PERF_HIP(hipGetLastError());

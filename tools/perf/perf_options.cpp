@@ -259,7 +259,6 @@ bool onStream(Test t) {
 }
 
 bool collMovesData(Coll c) { return c != Coll::Barrier && c != Coll::Sync; }
-bool collReduces(Coll c) { return c == Coll::Reduction || c == Coll::Reducescatter; }
 
 namespace {
 constexpr DataType kAllTypes[] = {DataType::Int32, DataType::Int64, DataType::Float, DataType::Bfloat16};

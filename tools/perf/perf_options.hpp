@@ -59,8 +59,6 @@ Coll collOf(Test t);
 bool onStream(Test t);
 // Collectives that move data (all but barrier and sync).
 bool collMovesData(Coll c);
-// Collectives that sum the -d type (reduction, reducescatter).
-bool collReduces(Coll c);
 const char* dataTypeName(DataType d);
 bool parseDataType(const std::string& text, DataType* d);
 size_t dataTypeBytes(DataType d);

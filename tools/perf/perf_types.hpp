@@ -57,6 +57,8 @@ enum class Kind {
 
 // The collective a collective test runs.
 enum class Coll { Alltoall, Broadcast, Fcollect, Reduction, Reducescatter, Barrier, Sync };
+// Collectives that sum the -d type (reduction, reducescatter).
+constexpr bool collReduces(Coll c) { return c == Coll::Reduction || c == Coll::Reducescatter; }
 
 // Element types of the reduction and reducescatter tests (-d); the other data collectives move 64-bit elements,
 // as NVSHMEM's perftest does by default.

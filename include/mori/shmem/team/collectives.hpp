@@ -602,8 +602,8 @@ MORI_DEVICE_NOINLINE void reduceDirectApart(const TeamDevice t, T* dest, const T
 // piece of the reduction of the whole source. dest is apart from the whole source or is this PE's
 // own piece of it (in place: no other member reads that piece), on each PE independently: the
 // syncs do not depend on it. A value, not a template argument: the two share every compiled body
-// (their loops are the same; as a template argument, reducescatter's copy of the device library's
-// bodies took 82 s of nvcc and 102 s of hipcc, and each AMD program calling it 2 minutes of link).
+// (a copy of them for reducescatter made CI's AMD build 949 s instead of 811:
+// bench/results/2026-12-05T0040Z_cpu2_reducescatter_build_cost_and_codegen.json).
 template <class S, typename T, class F>
 MORI_DEVICE_INLINE void reduceWith(const TeamDevice& t, T* dest, const T* source, size_t n, F combineOp,
                                    bool scatter = false) {
