@@ -361,7 +361,8 @@ TEST(PerfArgs, OneSidedRangeRunsOneSize) {
 }
 
 // Every run of tools/perf/standard.list (run_benchmarks.sh's set) is a valid command line, and each
-// fits the GPUs of the 2xH200 machine (heap per PE well under 141 GB).
+// fits the GPUs of the 2xH200 machine (heap per PE well under 141 GB). Its collective runs also
+// run at 4 and 8 PEs (MORI_PERF_NP): every size splits into whole elements per PE there.
 TEST(PerfArgs, StandardListParses) {
   const char* path = getenv("MORI_PERF_LIST");
   if (!path) GTEST_SKIP() << "MORI_PERF_LIST is not set (ctest sets it to tools/perf/standard.list)";
@@ -381,6 +382,15 @@ TEST(PerfArgs, StandardListParses) {
     EXPECT_EQ(r.action, ParseResult::Action::Run) << id << ": " << r.error;
     EXPECT_LT(heapBytesNeeded(r.options), size_t{8} << 30) << id;
     EXPECT_EQ(checkAgainstDevice(r.options, 32, 1024), "") << id;
+    const auto t = r.options.test;
+    if (testInfo(t).kind == Kind::Collective && collMovesData(collOf(t))) {
+      for (int npes : {2, 4, 8}) {
+        for (size_t bytes : sizeSweep(r.options)) {
+          EXPECT_NE(collectivePieceBytes(t, r.options.dataType, bytes, npes), 0u)
+              << id << ": " << bytes << " bytes at " << npes << " PEs";
+        }
+      }
+    }
     ++runs;
   }
   EXPECT_GE(runs, 10);
