@@ -34,6 +34,8 @@ class Runtime {
 
   // Completes this PE's device operations: waits for the GPU, then runs a quiet kernel.
   Status quietAll();
+  // The runtime's own stream (non-blocking): its quiet kernels and the host-initiated RMA.
+  hipStream_t hostStream() const { return stream_; }
   // Stream-ordered quiet / barrier kernels (shmem/device_ops.cpp).
   Status quietOnStream(hipStream_t stream);
   Status barrierOnStream(hipStream_t stream);

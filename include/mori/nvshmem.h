@@ -20,12 +20,12 @@
  *   grid is their share of it: mori/shmem.h); teams: nvshmem_team_split_strided, _split_2d,
  *   _destroy, _my_pe, _n_pes, _translate_pe, _get_config; collectives (blocking on the host,
  *   nvshmemx_*_on_stream): barrier, team_sync, <T>_broadcast, <T>_fcollect, <T>_alltoall,
- *   <T>_<op>_reduce and <T>_<op>_reducescatter (sum prod min max; and or xor on integers; half and
- *   bfloat16 where the device API is declared).
+ *   <T>_<op>_reduce and <T>_<op>_reducescatter (sum prod min max; and or xor on integers); half and
+ *   bfloat16 in the typed stream RMA and every collective wherever C++ can name them (GPU
+ *   compilers; host compilers that find cuda_fp16.h or hip_fp16.h).
  * Covered (device): nvshmem_putmem[_nbi], nvshmem_getmem[_nbi], nvshmem_putmem_signal[_nbi] and
  *   their nvshmemx_*_warp / _block forms; nvshmem_<T>_put/get[_nbi], _put_signal[_nbi], _iput,
- *   _iget (+ _warp/_block), _p, _g (every RMA type, half and bfloat16 included, as in the typed
- *   stream RMA and in broadcast / fcollect / alltoall where the device API is declared); the
+ *   _iget (+ _warp/_block), _p, _g (every RMA type, half and bfloat16 included); the
  *   sized nvshmem_put<BITS>/get<BITS>[_nbi], put<BITS>_signal[_nbi] (8-128) and
  *   iput<BITS>/iget<BITS> (8-64) (+ _warp/_block);
  *   nvshmemx_signal_op, nvshmem_signal_fetch, nvshmem_signal_wait_until; nvshmem_<T>_atomic_*
@@ -173,7 +173,7 @@ static inline int nvshmemx_sync_all_on_stream(mori_shmem_stream_t stream) {
 #define MORI_NVSHMEMI_STREAM_TYPED(NAME, T) MORI_NVSHMEMI_STREAM_RMA(NAME##_, , T, sizeof(T))
 #define MORI_NVSHMEMI_STREAM_SIZED(BITS) MORI_NVSHMEMI_STREAM_RMA(, BITS, void, (BITS) / 8)
 MORI_SHMEM_RMA_TYPES(MORI_NVSHMEMI_STREAM_TYPED)
-#if MORI_SHMEM_WITH_DEVICE_API
+#if MORI_SHMEM_HAS_HALF_TYPES
 MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_STREAM_TYPED)
 #endif
 MORI_NVSHMEMI_STREAM_SIZED(8)
@@ -185,9 +185,62 @@ MORI_NVSHMEMI_STREAM_SIZED(128)
 #undef MORI_NVSHMEMI_STREAM_TYPED
 #undef MORI_NVSHMEMI_STREAM_RMA
 
+/* Host-initiated RMA: nvshmem_putmem / getmem [_nbi], nvshmem_<T>_put / get [_nbi],
+ * nvshmem_put<BITS> / get<BITS> [_nbi], nvshmem_quiet and nvshmem_fence called from host code run
+ * mori_shmem_host_* (mori/shmem.h). Where the device API is declared they are host-and-device
+ * functions whose device pass is the thread-scope device call (no cost). Errors are logged (the
+ * NVSHMEM forms return nothing). */
+#if MORI_SHMEM_WITH_DEVICE_API
+#define MORI_NVSHMEMI_HOSTDEV static __host__ __device__ __forceinline__
+#if MORI_DEVICE_COMPILE
+#define MORI_NVSHMEMI_HOST_OR_DEVICE(HOSTCALL, DEVCALL) DEVCALL
+#else
+#define MORI_NVSHMEMI_HOST_OR_DEVICE(HOSTCALL, DEVCALL) (void)HOSTCALL
+#endif
+#else
+#define MORI_NVSHMEMI_HOSTDEV static inline
+#define MORI_NVSHMEMI_HOST_OR_DEVICE(HOSTCALL, DEVCALL) (void)HOSTCALL
+#endif
+// One name: OP is putmem or getmem, NBI empty or _nbi; DEVCALL is the device pass's call.
+#define MORI_NVSHMEMI_HOST_RMA_ONE(NAME, T, BYTES, OP, NBI, DEVCALL)                  \
+  MORI_NVSHMEMI_HOSTDEV void NAME(T* d, const T* s, size_t n, int pe) {               \
+    MORI_NVSHMEMI_HOST_OR_DEVICE(mori_shmem_host_##OP##NBI(d, s, n * (BYTES), pe), DEVCALL); \
+  }
+#define MORI_NVSHMEMI_HOST_RMA_TYPED(NAME, T)                                                                         \
+  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_##NAME##_put, T, sizeof(T), putmem, , mori_shmem_##NAME##_put_thread(d, s, n, pe)) \
+  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_##NAME##_put_nbi, T, sizeof(T), putmem, _nbi,                                     \
+                             mori_shmem_##NAME##_put_nbi_thread(d, s, n, pe))                                          \
+  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_##NAME##_get, T, sizeof(T), getmem, , mori_shmem_##NAME##_get_thread(d, s, n, pe)) \
+  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_##NAME##_get_nbi, T, sizeof(T), getmem, _nbi,                                     \
+                             mori_shmem_##NAME##_get_nbi_thread(d, s, n, pe))
+#define MORI_NVSHMEMI_HOST_RMA_BYTES(NAME, BYTES)                                                                   \
+  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_put##NAME, void, BYTES, putmem, , mori_shmem_putmem_thread(d, s, n * (BYTES), pe)) \
+  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_put##NAME##_nbi, void, BYTES, putmem, _nbi,                                      \
+                             mori_shmem_putmem_nbi_thread(d, s, n * (BYTES), pe))                                     \
+  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_get##NAME, void, BYTES, getmem, , mori_shmem_getmem_thread(d, s, n * (BYTES), pe)) \
+  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_get##NAME##_nbi, void, BYTES, getmem, _nbi,                                      \
+                             mori_shmem_getmem_nbi_thread(d, s, n * (BYTES), pe))
+MORI_NVSHMEMI_HOST_RMA_BYTES(mem, 1)
+MORI_NVSHMEMI_HOST_RMA_BYTES(8, 1)
+MORI_NVSHMEMI_HOST_RMA_BYTES(16, 2)
+MORI_NVSHMEMI_HOST_RMA_BYTES(32, 4)
+MORI_NVSHMEMI_HOST_RMA_BYTES(64, 8)
+MORI_NVSHMEMI_HOST_RMA_BYTES(128, 16)
+MORI_SHMEM_RMA_TYPES(MORI_NVSHMEMI_HOST_RMA_TYPED)
+#if MORI_SHMEM_HAS_HALF_TYPES
+MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_HOST_RMA_TYPED)
+#endif
+MORI_NVSHMEMI_HOSTDEV void nvshmem_quiet(void) { MORI_NVSHMEMI_HOST_OR_DEVICE(mori_shmem_host_quiet(), mori_shmem_quiet()); }
+MORI_NVSHMEMI_HOSTDEV void nvshmem_fence(void) { MORI_NVSHMEMI_HOST_OR_DEVICE(mori_shmem_host_fence(), mori_shmem_fence()); }
+#undef MORI_NVSHMEMI_HOST_RMA_BYTES
+#undef MORI_NVSHMEMI_HOST_RMA_TYPED
+#undef MORI_NVSHMEMI_HOST_RMA_ONE
+#undef MORI_NVSHMEMI_HOST_OR_DEVICE
+#undef MORI_NVSHMEMI_HOSTDEV
+
 /* Collectives on a stream (host code of every compiler): nvshmemx_<T>_broadcast / fcollect /
  * alltoall_on_stream, nvshmemx_<T>_<op>_reduce / reducescatter_on_stream (half and bfloat16 where
- * the device API is declared, below). */
+ * C++ can name them: mori/shmem.h). */
 #define MORI_NVSHMEMI_STREAM_COLL(NAME, T)                                                                     \
   static inline int nvshmemx_##NAME##_broadcast_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n, int r, \
                                                           mori_shmem_stream_t st) {                            \
@@ -202,7 +255,7 @@ MORI_NVSHMEMI_STREAM_SIZED(128)
     return mori_shmem_##NAME##_alltoall_on_stream(t, d, s, n, st);                                             \
   }
 MORI_SHMEM_COLL_TYPES(MORI_NVSHMEMI_STREAM_COLL)
-#if MORI_SHMEM_WITH_DEVICE_API
+#if MORI_SHMEM_HAS_HALF_TYPES
 MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_STREAM_COLL)
 #endif
 #undef MORI_NVSHMEMI_STREAM_COLL
@@ -221,7 +274,7 @@ MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_STREAM_COLL)
   MORI_SHMEM_REDUCE_ARITH_OPS(MORI_NVSHMEMI_STREAM_REDUCE, NAME, T, DT)
 MORI_SHMEM_REDUCE_INT_TYPES(MORI_NVSHMEMI_STREAM_REDUCE_INT)
 MORI_SHMEM_REDUCE_FLOAT_TYPES(MORI_NVSHMEMI_STREAM_REDUCE_FLOAT)
-#if MORI_SHMEM_WITH_DEVICE_API
+#if MORI_SHMEM_HAS_HALF_TYPES
 MORI_SHMEM_REDUCE_HALF_TYPES(MORI_NVSHMEMI_STREAM_REDUCE_FLOAT)
 #endif
 #undef MORI_NVSHMEMI_STREAM_REDUCE_FLOAT
@@ -299,6 +352,9 @@ static inline int nvshmem_sync_all(void) { return mori_shmem_team_sync(MORI_SHME
     return mori_shmem_##NAME##_alltoall(team, d, s, n);                                                     \
   }
 MORI_SHMEM_COLL_TYPES(MORI_NVSHMEMI_HOST_COLL)
+#if MORI_SHMEM_HAS_HALF_TYPES
+MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_HOST_COLL)
+#endif
 #undef MORI_NVSHMEMI_HOST_COLL
 #define MORI_NVSHMEMI_HOST_REDUCE(NAME, T, DT, OPNAME, OP)                                                       \
   static inline int nvshmem_##NAME##_##OPNAME##_reduce(nvshmem_team_t team, T* d, const T* s, size_t n) {        \
@@ -313,6 +369,9 @@ MORI_SHMEM_COLL_TYPES(MORI_NVSHMEMI_HOST_COLL)
 #define MORI_NVSHMEMI_HOST_REDUCE_FLOAT(NAME, T, DT) MORI_SHMEM_REDUCE_ARITH_OPS(MORI_NVSHMEMI_HOST_REDUCE, NAME, T, DT)
 MORI_SHMEM_REDUCE_INT_TYPES(MORI_NVSHMEMI_HOST_REDUCE_INT)
 MORI_SHMEM_REDUCE_FLOAT_TYPES(MORI_NVSHMEMI_HOST_REDUCE_FLOAT)
+#if MORI_SHMEM_HAS_HALF_TYPES
+MORI_SHMEM_REDUCE_HALF_TYPES(MORI_NVSHMEMI_HOST_REDUCE_FLOAT)
+#endif
 #else
 #include "mori/shmem/compat/nvshmem_device.hpp"
 #endif

@@ -267,6 +267,22 @@ int mori_shmem_putmem_signal_on_stream(void* dest, const void* source, size_t by
  * the stream sees what was delivered before the signal. */
 int mori_shmem_signal_wait_until_on_stream(uint64_t* sig_addr, int cmp, uint64_t cmp_value, mori_shmem_stream_t stream);
 
+/* ---- host-initiated RMA ----------------------------------------------------------------- */
+/* OpenSHMEM's RMA called from host code (NVSHMEM's nvshmem_putmem & co. in host code): the
+ * stream-ordered operation above, with its rules and checks, on the runtime's own stream, which
+ * does not wait for other streams' work (finish what produces the source first). putmem returns
+ * once the source may be reused (P2P peers: the data is in place), getmem once dest holds the
+ * data; the _nbi forms return once the operation is enqueued. mori_shmem_host_quiet returns when
+ * every host-initiated operation of this PE is complete (RDMA puts delivered);
+ * mori_shmem_host_fence orders them by completing them (a quiet). Device work is not covered:
+ * mori_shmem_barrier_all and the device quiet complete that. */
+int mori_shmem_host_putmem(void* dest, const void* source, size_t bytes, int pe);
+int mori_shmem_host_putmem_nbi(void* dest, const void* source, size_t bytes, int pe);
+int mori_shmem_host_getmem(void* dest, const void* source, size_t bytes, int pe);
+int mori_shmem_host_getmem_nbi(void* dest, const void* source, size_t bytes, int pe);
+int mori_shmem_host_quiet(void);
+int mori_shmem_host_fence(void);
+
 /* mori_shmem_free that reports its status, for bindings that raise on failure: collective;
  * MORI_SHMEM_ERROR_REMOTE (nothing freed) when the PEs did not all free the same object,
  * MORI_SHMEM_ERROR_INVALID_USAGE when not initialised. NULL is freed by every PE or none. */
@@ -291,6 +307,25 @@ int mori_shmem_module_finalize(void* handle, int kind);
 
 #ifdef __cplusplus
 }
+#endif
+
+/* The 16-bit floating types (C++), the vendor's __half and bfloat16, wherever the compiler can name
+ * them (GPU compilers; host compilers that find the vendor's headers: mori/platform/half.hpp).
+ * Typed RMA, broadcast, fcollect, alltoall and the reductions take them, in device code and on
+ * the host (MORI_SHMEM_RMA_HALF_TYPES, MORI_SHMEM_REDUCE_HALF_TYPES); MORI_SHMEM_HAS_HALF_TYPES
+ * says whether they are declared. */
+#ifdef __cplusplus
+#include "mori/platform/half.hpp"
+#define MORI_SHMEM_HAS_HALF_TYPES MORI_GPU_HALF_TYPES
+#else
+#define MORI_SHMEM_HAS_HALF_TYPES 0
+#endif
+#if MORI_SHMEM_HAS_HALF_TYPES
+typedef mori::gpu::half mori_shmem_half_t;
+typedef mori::gpu::bfloat16 mori_shmem_bfloat16_t;
+#define MORI_SHMEM_RMA_HALF_TYPES(X) X(half, mori_shmem_half_t) X(bfloat16, mori_shmem_bfloat16_t)
+#define MORI_SHMEM_REDUCE_HALF_TYPES(X) \
+  X(half, mori_shmem_half_t, MORI_SHMEM_DTYPE_HALF) X(bfloat16, mori_shmem_bfloat16_t, MORI_SHMEM_DTYPE_BFLOAT16)
 #endif
 
 #if MORI_SHMEM_WITH_DEVICE_API

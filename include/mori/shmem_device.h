@@ -88,12 +88,6 @@
 MORI_SHMEMI_SCOPES(MORI_SHMEMI_RMA_BYTES)
 #undef MORI_SHMEMI_RMA_BYTES
 
-/* The 16-bit floating types of the GPU compilers: typed RMA, broadcast, fcollect, alltoall and
- * reductions take them too (MORI_SHMEM_RMA_HALF_TYPES; the host C API cannot name them). */
-typedef mori::gpu::half mori_shmem_half_t;
-typedef mori::gpu::bfloat16 mori_shmem_bfloat16_t;
-#define MORI_SHMEM_RMA_HALF_TYPES(X) X(half, mori_shmem_half_t) X(bfloat16, mori_shmem_bfloat16_t)
-
 /* ---- typed RMA ----------------------------------------------------------------------------
  * <type>_put[_nbi]_<scope>(dest, src, nelems, pe [, qpId]), <type>_get[_nbi]_<scope>(...),
  * <type>_put_signal[_nbi]_<scope>(dest, src, nelems, sig_addr, signal, sig_op, pe [, qpId]),

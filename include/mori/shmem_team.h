@@ -168,8 +168,8 @@ static inline int mori_shmem_broadcastmem_on_stream(mori_shmem_team_t team, void
 /* clang-format on */
 
 /* Reduction element types: (name, type, dtype code). Integers take every op; floating types
- * sum, prod, min, max. half and bfloat16 are in the device header (their types are the GPU
- * compiler's). */
+ * sum, prod, min, max; half and bfloat16 (MORI_SHMEM_REDUCE_HALF_TYPES, mori/shmem.h) where C++
+ * can name them. */
 #define MORI_SHMEMI_DT_INT(T)                \
   (sizeof(T) == 1   ? MORI_SHMEM_DTYPE_INT8  \
    : sizeof(T) == 2 ? MORI_SHMEM_DTYPE_INT16 \
@@ -271,6 +271,10 @@ MORI_SHMEM_COLL_TYPES(MORI_SHMEMI_COLL_HOST_TYPED)
 #define MORI_SHMEMI_REDUCE_HOST_FLOAT(NAME, T, DT) MORI_SHMEM_REDUCE_ARITH_OPS(MORI_SHMEMI_REDUCE_HOST, NAME, T, DT)
 MORI_SHMEM_REDUCE_INT_TYPES(MORI_SHMEMI_REDUCE_HOST_INT)
 MORI_SHMEM_REDUCE_FLOAT_TYPES(MORI_SHMEMI_REDUCE_HOST_FLOAT)
+#if MORI_SHMEM_HAS_HALF_TYPES
+MORI_SHMEM_RMA_HALF_TYPES(MORI_SHMEMI_COLL_HOST_TYPED)
+MORI_SHMEM_REDUCE_HALF_TYPES(MORI_SHMEMI_REDUCE_HOST_FLOAT)
+#endif
 
 #ifdef __cplusplus
 }

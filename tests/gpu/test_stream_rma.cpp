@@ -6,6 +6,8 @@
 //  - a stream capture (CUDA/HIP graph) of put + signal + wait + quiet + barrier, replayed with new
 //    data each time
 //  - bad inputs: each call returns INVALID_USAGE, enqueues nothing and leaves no device error
+//  - host-initiated RMA (mori_shmem_host_*): blocking put and get complete on return, _nbi ones at
+//    mori_shmem_host_quiet, random data of every size above; their bad inputs fail the same way
 #include <vector>
 
 #include "tests/gpu/gpu_test_util.hpp"
@@ -188,6 +190,72 @@ TEST_F(StreamRma, GraphCaptureReplays) {
   destroyGraph(exec, graph);
   ASSERT_EQ(mori_shmem_barrier_all(), 0);
   mori_shmem_free(sig);
+  mori_shmem_free(src);
+  mori_shmem_free(dst);
+}
+
+// Host-initiated RMA: a blocking put's source is reusable on return and its data delivered by the
+// next host quiet; a blocking get's dest holds the data on return; _nbi forms complete at
+// mori_shmem_host_quiet; a fence orders two puts to the same place.
+TEST_F(StreamRma, HostInitiatedPutAndGet) {
+  const size_t maxBytes = 64 << 20;
+  auto* dst = static_cast<uint8_t*>(mori_shmem_malloc(maxBytes + 64));
+  auto* src = static_cast<uint8_t*>(mori_shmem_malloc(maxBytes + 64));
+  auto* got = static_cast<uint8_t*>(mori_shmem_malloc(maxBytes + 64));
+  ASSERT_TRUE(dst && src && got);
+  uint64_t seed = 9500;
+  for (size_t bytes : kSizes) {
+    for (bool nbi : {false, true}) {
+      const size_t offset = nbi ? 13 : 0;
+      ++seed;
+      fill(src + offset, bytes, seed, me);
+      HIP_OK(hipDeviceSynchronize());
+      ASSERT_EQ(mori_shmem_barrier_all(), 0);
+      ASSERT_EQ(nbi ? mori_shmem_host_putmem_nbi(dst + offset, src + offset, bytes, right)
+                    : mori_shmem_host_putmem(dst + offset, src + offset, bytes, right),
+                0);
+      ASSERT_EQ(mori_shmem_host_quiet(), 0);
+      ASSERT_EQ(mori_shmem_barrier_all(), 0);
+      CheckResult r = checkAll(dst + offset, bytes, seed, left);
+      EXPECT_EQ(r.mismatches, 0u) << (nbi ? "nbi " : "") << "put of " << bytes << " bytes: first bad byte "
+                                  << r.firstBad << " on PE " << r.firstBadPe;
+      // Get what the right neighbour holds in src (its own data); a blocking get is complete on return.
+      ASSERT_EQ(nbi ? mori_shmem_host_getmem_nbi(got + offset, src + offset, bytes, right)
+                    : mori_shmem_host_getmem(got + offset, src + offset, bytes, right),
+                0);
+      if (nbi) ASSERT_EQ(mori_shmem_host_quiet(), 0);
+      r = checkAll(got + offset, bytes, seed, right);
+      EXPECT_EQ(r.mismatches, 0u) << (nbi ? "nbi " : "") << "get of " << bytes << " bytes: first bad byte "
+                                  << r.firstBad << " on PE " << r.firstBadPe;
+    }
+  }
+  // Two puts to the same bytes with a fence between: the second one's data stays.
+  const size_t bytes = 4096 + 3;
+  fill(src, bytes, ++seed, me);
+  fill(got, bytes, seed + 1, me);
+  HIP_OK(hipDeviceSynchronize());
+  ASSERT_EQ(mori_shmem_barrier_all(), 0);
+  ASSERT_EQ(mori_shmem_host_putmem_nbi(dst, src, bytes, right), 0);
+  ASSERT_EQ(mori_shmem_host_fence(), 0);
+  ASSERT_EQ(mori_shmem_host_putmem_nbi(dst, got, bytes, right), 0);
+  ASSERT_EQ(mori_shmem_host_quiet(), 0);
+  ASSERT_EQ(mori_shmem_barrier_all(), 0);
+  CheckResult r = checkAll(dst, bytes, seed + 1, left);
+  EXPECT_EQ(r.mismatches, 0u) << "fenced puts: first bad byte " << r.firstBad << " on PE " << r.firstBadPe;
+  // Bad inputs: refused, nothing enqueued.
+  const int bad = MORI_SHMEM_ERROR_INVALID_USAGE;
+  uint8_t* plain = nullptr;
+  HIP_OK(hipMalloc(&plain, 4096));
+  EXPECT_EQ(mori_shmem_host_putmem(dst, src, 64, n), bad) << "PE out of range";
+  EXPECT_EQ(mori_shmem_host_getmem_nbi(dst, src, 64, -1), bad) << "negative PE";
+  EXPECT_EQ(mori_shmem_host_putmem_nbi(plain, src, 64, right), bad) << "dest not symmetric";
+  EXPECT_EQ(mori_shmem_host_getmem(dst, plain, 64, right), bad) << "source not symmetric";
+  EXPECT_EQ(mori_shmem_host_putmem(nullptr, src, 64, right), bad) << "NULL dest";
+  EXPECT_EQ(mori_shmem_host_putmem(dst, src, 0, right), 0) << "0 bytes is a no-op";
+  EXPECT_EQ(mori_shmem_host_quiet(), 0);
+  ASSERT_EQ(mori_shmem_barrier_all(), 0);
+  HIP_OK(hipFree(plain));
+  mori_shmem_free(got);
   mori_shmem_free(src);
   mori_shmem_free(dst);
 }

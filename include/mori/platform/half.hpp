@@ -1,11 +1,37 @@
 // The 16-bit floating types with one spelling on both vendors: gpu::half (IEEE binary16) and
-// gpu::bfloat16, with conversions to and from float (round to nearest even) usable in host and
-// device code. GPU compilers only (the types are the vendor's).
+// gpu::bfloat16, the vendor's types. GPU compilers: always, with conversions to and from float
+// (round to nearest even) usable in host and device code. Host compilers: the types alone, where
+// the vendor's headers can be included (NVIDIA: cuda_fp16.h and cuda_bf16.h on the include path;
+// AMD: hip_fp16.h and hip_bfloat16.h). MORI_GPU_HALF_TYPES says whether the types are declared.
 #pragma once
 
 #include "mori/platform/device.hpp"
 
-#if MORI_GPU_COMPILER
+#if !MORI_GPU_COMPILER
+#if MORI_PLATFORM_NVIDIA && __has_include(<cuda_fp16.h>) && __has_include(<cuda_bf16.h>)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+namespace mori::gpu {
+using half = __half;
+using bfloat16 = __nv_bfloat16;
+}  // namespace mori::gpu
+#define MORI_GPU_HALF_TYPES 1
+#elif MORI_PLATFORM_AMD && __has_include(<hip/hip_fp16.h>)
+#ifndef __HIP_PLATFORM_AMD__
+#define __HIP_PLATFORM_AMD__ 1  // this package's platform (as mori/platform/gpu_runtime.hpp)
+#endif
+#include <hip/hip_bfloat16.h>
+#include <hip/hip_fp16.h>
+namespace mori::gpu {
+using half = __half;
+using bfloat16 = hip_bfloat16;
+}  // namespace mori::gpu
+#define MORI_GPU_HALF_TYPES 1
+#else
+#define MORI_GPU_HALF_TYPES 0
+#endif
+#else
+#define MORI_GPU_HALF_TYPES 1
 #if MORI_PLATFORM_NVIDIA
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

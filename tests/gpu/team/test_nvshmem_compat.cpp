@@ -1,8 +1,8 @@
 // An NVSHMEM-style program built through <mori/nvshmem.h>: every SHMEM call below is spelled as in
 // NVSHMEM (puts, put-with-signal, typed, sized and strided RMA, p/g, atomics, waits, teams, device
-// and on-stream collectives, host collectives, on-stream RMA); only the include differs (and the GPU runtime is spelled
-// hip*, the suite's portable spelling, so that the AMD build compiles the same file). The harness (gtest, verdict over
-// PEs) is the test suite's. Random data, checked exactly on every PE.
+// and on-stream collectives, host collectives, on-stream and host-initiated RMA); only the include differs (and the GPU
+// runtime is spelled hip*, the suite's portable spelling, so that the AMD build compiles the same file). The harness
+// (gtest, verdict over PEs) is the test suite's. Random data, checked exactly on every PE.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -173,6 +173,32 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
     for (size_t i = 0; i < hw.size(); ++i)
       ASSERT_EQ(static_cast<uint32_t>(hw[i]), value(77, prev, static_cast<uint32_t>(i))) << "wide " << i;
     ASSERT_EQ(hipStreamDestroy(s), hipSuccess);
+
+    // Host-initiated RMA, NVSHMEM's host-side calls: put / get (bytes, typed, sized, blocking and
+    // nbi) from host code, completed by nvshmem_quiet.
+    nvshmem_barrier_all();
+    nvshmem_putmem(land, src + 3, (n - 3) * sizeof(int), next);
+    nvshmem_int_put_nbi(wide, reinterpret_cast<const int*>(src), n, next);
+    nvshmem_fence();
+    nvshmem_put32_nbi(strided, src + 1, n - 1, next);
+    nvshmem_quiet();
+    nvshmem_barrier_all();
+    nvshmem_int_get(got, land, n - 3, next);     // what this PE put there: its own data
+    nvshmem_barrier_all();                       // nobody reads land any more
+    nvshmem_get64_nbi(land, wide, n / 2, prev);  // prev's wide: prev's predecessor's data
+    nvshmem_quiet();
+    std::vector<int> hg(n - 3), hland(n / 2 * 2), hs(n - 1);
+    ASSERT_EQ(hipMemcpy(hg.data(), got, hg.size() * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+    ASSERT_EQ(hipMemcpy(hland.data(), land, hland.size() * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+    ASSERT_EQ(hipMemcpy(hs.data(), strided, hs.size() * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+    const int prev2 = (prev + npes - 1) % npes;
+    for (size_t i = 0; i < hg.size(); ++i)
+      ASSERT_EQ(static_cast<uint32_t>(hg[i]), value(77, me, static_cast<uint32_t>(i + 3))) << "host get " << i;
+    for (size_t i = 0; i < hland.size(); ++i)
+      ASSERT_EQ(static_cast<uint32_t>(hland[i]), value(77, prev2, static_cast<uint32_t>(i))) << "host get64 " << i;
+    for (size_t i = 0; i < hs.size(); ++i)
+      ASSERT_EQ(static_cast<uint32_t>(hs[i]), value(77, prev, static_cast<uint32_t>(i + 1))) << "host put32 " << i;
+    nvshmem_barrier_all();
   }
   for (void* p : {static_cast<void*>(sig2), static_cast<void*>(got), static_cast<void*>(wide),
                   static_cast<void*>(strided), static_cast<void*>(land)})

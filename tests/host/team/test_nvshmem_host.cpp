@@ -49,6 +49,26 @@ TEST(NvshmemHost, NamesAndConstantsBeforeInit) {
   EXPECT_EQ(nvshmemx_init_status(), NVSHMEM_STATUS_NOT_INITIALIZED);
 }
 
+// half and bfloat16 in host code, as NVSHMEM's header (which includes cuda_fp16.h) offers them: the
+// typed stream RMA and every collective, blocking and on a stream. The vendor's 16-bit headers are
+// on this test's include path on both platforms, so the types must be declared.
+TEST(NvshmemHost, HalfAndBfloat16InHostCode) {
+  static_assert(MORI_SHMEM_HAS_HALF_TYPES, "mori/shmem.h found no vendor 16-bit floating types");
+  half h[4] = {};
+  mori_shmem_bfloat16_t b[4] = {};
+  const int usage = MORI_SHMEM_ERROR_INVALID_USAGE;
+  EXPECT_EQ(nvshmemx_half_put_nbi_on_stream(h, h + 1, 1, 0, nullptr), usage);
+  EXPECT_EQ(nvshmemx_bfloat16_get_on_stream(b, b + 1, 1, 0, nullptr), usage);
+  EXPECT_EQ(nvshmemx_half_broadcast_on_stream(NVSHMEM_TEAM_WORLD, h, h + 1, 1, 0, nullptr), usage);
+  EXPECT_EQ(nvshmemx_bfloat16_fcollect_on_stream(NVSHMEM_TEAM_WORLD, b, b + 2, 1, nullptr), usage);
+  EXPECT_EQ(nvshmemx_half_alltoall_on_stream(NVSHMEM_TEAM_WORLD, h, h + 2, 1, nullptr), usage);
+  EXPECT_EQ(nvshmemx_half_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, h, h + 1, 1, nullptr), usage);
+  EXPECT_EQ(nvshmemx_bfloat16_max_reducescatter_on_stream(NVSHMEM_TEAM_WORLD, b, b + 2, 1, nullptr), usage);
+  EXPECT_EQ(nvshmem_half_broadcast(NVSHMEM_TEAM_WORLD, h, h + 1, 1, 0), usage);
+  EXPECT_EQ(nvshmem_bfloat16_prod_reduce(NVSHMEM_TEAM_WORLD, b, b + 1, 1), usage);
+  EXPECT_EQ(nvshmem_half_min_reducescatter(NVSHMEM_TEAM_WORLD, h, h + 2, 1), usage);
+}
+
 // The status names NVSHMEM programs compare results with, and the unique ID's initializer.
 TEST(NvshmemHost, StatusNamesAndUniqueIdInitializer) {
   EXPECT_EQ(NVSHMEMX_SUCCESS, 0);

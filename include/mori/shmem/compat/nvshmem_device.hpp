@@ -14,11 +14,7 @@
 #define MORI_NVSHMEMI_DUAL(HOSTCALL, DEVCALL) return HOSTCALL
 #endif
 
-/* ---- RMA, bytes ---------------------------------------------------------------------------- */
-#define nvshmem_putmem mori_shmem_putmem_thread
-#define nvshmem_putmem_nbi mori_shmem_putmem_nbi_thread
-#define nvshmem_getmem mori_shmem_getmem_thread
-#define nvshmem_getmem_nbi mori_shmem_getmem_nbi_thread
+/* ---- RMA, bytes (nvshmem_putmem / getmem [_nbi]: host-and-device, in mori/nvshmem.h) ---------- */
 #define nvshmem_putmem_signal mori_shmem_putmem_signal_thread
 #define nvshmem_putmem_signal_nbi mori_shmem_putmem_signal_nbi_thread
 #define nvshmemx_putmem_warp mori_shmem_putmem_warp
@@ -38,8 +34,6 @@
 #define nvshmemx_signal_op mori_shmem_signal_op
 #define nvshmem_signal_fetch mori_shmem_signal_fetch
 #define nvshmem_signal_wait_until mori_shmem_signal_wait_until
-#define nvshmem_quiet mori_shmem_quiet
-#define nvshmem_fence mori_shmem_fence
 #define nvshmemx_barrier_all_warp mori_shmem_barrier_all_warp
 #define nvshmemx_barrier_all_block mori_shmem_barrier_all_block
 #define nvshmemx_sync_all_warp mori_shmem_sync_all_warp
@@ -60,20 +54,22 @@ MORI_NVSHMEMI_HD_INLINE void nvshmem_sync_all() {
 }
 
 /* ---- typed RMA ------------------------------------------------------------------------------- */
-// NVSHMEM spells them nvshmem_<T>_put (thread) and nvshmemx_<T>_put_warp / _block.
+// NVSHMEM spells them nvshmem_<T>_put (thread) and nvshmemx_<T>_put_warp / _block. The thread
+// forms of put / get [_nbi] are host-and-device (mori/nvshmem.h).
+#define MORI_NVSHMEMI_RMA_CONTIG_SCOPE(PREFIX, NAME, T, SUFFIX, SC)                           \
+  MORI_NVSHMEMI_DEV void PREFIX##NAME##_put##SUFFIX(T* d, const T* s, size_t n, int pe) {     \
+    mori_shmem_##NAME##_put_##SC(d, s, n, pe);                                                \
+  }                                                                                           \
+  MORI_NVSHMEMI_DEV void PREFIX##NAME##_put_nbi##SUFFIX(T* d, const T* s, size_t n, int pe) { \
+    mori_shmem_##NAME##_put_nbi_##SC(d, s, n, pe);                                            \
+  }                                                                                           \
+  MORI_NVSHMEMI_DEV void PREFIX##NAME##_get##SUFFIX(T* d, const T* s, size_t n, int pe) {     \
+    mori_shmem_##NAME##_get_##SC(d, s, n, pe);                                                \
+  }                                                                                           \
+  MORI_NVSHMEMI_DEV void PREFIX##NAME##_get_nbi##SUFFIX(T* d, const T* s, size_t n, int pe) { \
+    mori_shmem_##NAME##_get_nbi_##SC(d, s, n, pe);                                            \
+  }
 #define MORI_NVSHMEMI_RMA_SCOPE(PREFIX, NAME, T, SUFFIX, SC)                                                          \
-  MORI_NVSHMEMI_DEV void PREFIX##NAME##_put##SUFFIX(T* d, const T* s, size_t n, int pe) {                             \
-    mori_shmem_##NAME##_put_##SC(d, s, n, pe);                                                                        \
-  }                                                                                                                   \
-  MORI_NVSHMEMI_DEV void PREFIX##NAME##_put_nbi##SUFFIX(T* d, const T* s, size_t n, int pe) {                         \
-    mori_shmem_##NAME##_put_nbi_##SC(d, s, n, pe);                                                                    \
-  }                                                                                                                   \
-  MORI_NVSHMEMI_DEV void PREFIX##NAME##_get##SUFFIX(T* d, const T* s, size_t n, int pe) {                             \
-    mori_shmem_##NAME##_get_##SC(d, s, n, pe);                                                                        \
-  }                                                                                                                   \
-  MORI_NVSHMEMI_DEV void PREFIX##NAME##_get_nbi##SUFFIX(T* d, const T* s, size_t n, int pe) {                         \
-    mori_shmem_##NAME##_get_nbi_##SC(d, s, n, pe);                                                                    \
-  }                                                                                                                   \
   MORI_NVSHMEMI_DEV void PREFIX##NAME##_put_signal##SUFFIX(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v,     \
                                                            int op, int pe) {                                          \
     mori_shmem_##NAME##_put_signal_##SC(d, s, n, sig, v, op, pe);                                                     \
@@ -94,28 +90,33 @@ MORI_NVSHMEMI_HD_INLINE void nvshmem_sync_all() {
   MORI_NVSHMEMI_RMA_SCOPE(nvshmem_, NAME, T, , thread)                                              \
   MORI_NVSHMEMI_RMA_SCOPE(nvshmemx_, NAME, T, _warp, warp)                                          \
   MORI_NVSHMEMI_RMA_SCOPE(nvshmemx_, NAME, T, _block, block)                                        \
+  MORI_NVSHMEMI_RMA_CONTIG_SCOPE(nvshmemx_, NAME, T, _warp, warp)                                   \
+  MORI_NVSHMEMI_RMA_CONTIG_SCOPE(nvshmemx_, NAME, T, _block, block)                                 \
   MORI_NVSHMEMI_DEV void nvshmem_##NAME##_p(T* d, T v, int pe) { mori_shmem_##NAME##_p(d, v, pe); } \
   MORI_NVSHMEMI_DEV T nvshmem_##NAME##_g(const T* s, int pe) { return mori_shmem_##NAME##_g(s, pe); }
 MORI_SHMEM_RMA_TYPES(MORI_NVSHMEMI_RMA)
 MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_RMA)
 #undef MORI_NVSHMEMI_RMA
 #undef MORI_NVSHMEMI_RMA_SCOPE
+#undef MORI_NVSHMEMI_RMA_CONTIG_SCOPE
 
 // Sized forms: nvshmem_put<BITS>[_nbi], _get<BITS>[_nbi], _put<BITS>_signal[_nbi] (nelems of
-// BITS / 8 bytes; 128 too), nvshmem_iput<BITS> / _iget<BITS> (8-64) and their _warp / _block forms.
+// BITS / 8 bytes; 128 too), nvshmem_iput<BITS> / _iget<BITS> (8-64) and their _warp / _block forms
+// (the thread forms of put / get [_nbi]: mori/nvshmem.h).
+#define MORI_NVSHMEMI_SIZED_CONTIG_SCOPE(PREFIX, BITS, SUFFIX, SC)                                   \
+  MORI_NVSHMEMI_DEV void PREFIX##put##BITS##SUFFIX(void* d, const void* s, size_t n, int pe) {       \
+    mori_shmem_putmem_##SC(d, s, (BITS) / 8 * n, pe);                                                \
+  }                                                                                                  \
+  MORI_NVSHMEMI_DEV void PREFIX##put##BITS##_nbi##SUFFIX(void* d, const void* s, size_t n, int pe) { \
+    mori_shmem_putmem_nbi_##SC(d, s, (BITS) / 8 * n, pe);                                            \
+  }                                                                                                  \
+  MORI_NVSHMEMI_DEV void PREFIX##get##BITS##SUFFIX(void* d, const void* s, size_t n, int pe) {       \
+    mori_shmem_getmem_##SC(d, s, (BITS) / 8 * n, pe);                                                \
+  }                                                                                                  \
+  MORI_NVSHMEMI_DEV void PREFIX##get##BITS##_nbi##SUFFIX(void* d, const void* s, size_t n, int pe) { \
+    mori_shmem_getmem_nbi_##SC(d, s, (BITS) / 8 * n, pe);                                            \
+  }
 #define MORI_NVSHMEMI_SIZED_SCOPE(PREFIX, BITS, SUFFIX, SC)                                                      \
-  MORI_NVSHMEMI_DEV void PREFIX##put##BITS##SUFFIX(void* d, const void* s, size_t n, int pe) {                   \
-    mori_shmem_putmem_##SC(d, s, (BITS) / 8 * n, pe);                                                            \
-  }                                                                                                              \
-  MORI_NVSHMEMI_DEV void PREFIX##put##BITS##_nbi##SUFFIX(void* d, const void* s, size_t n, int pe) {             \
-    mori_shmem_putmem_nbi_##SC(d, s, (BITS) / 8 * n, pe);                                                        \
-  }                                                                                                              \
-  MORI_NVSHMEMI_DEV void PREFIX##get##BITS##SUFFIX(void* d, const void* s, size_t n, int pe) {                   \
-    mori_shmem_getmem_##SC(d, s, (BITS) / 8 * n, pe);                                                            \
-  }                                                                                                              \
-  MORI_NVSHMEMI_DEV void PREFIX##get##BITS##_nbi##SUFFIX(void* d, const void* s, size_t n, int pe) {             \
-    mori_shmem_getmem_nbi_##SC(d, s, (BITS) / 8 * n, pe);                                                        \
-  }                                                                                                              \
   MORI_NVSHMEMI_DEV void PREFIX##put##BITS##_signal##SUFFIX(void* d, const void* s, size_t n, uint64_t* sig,     \
                                                             uint64_t v, int op, int pe) {                        \
     mori_shmem_putmem_signal_##SC(d, s, (BITS) / 8 * n, sig, v, op, pe);                                         \
@@ -139,7 +140,10 @@ MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_RMA)
   M(nvshmem_, BITS, , thread)            \
   M(nvshmemx_, BITS, _warp, warp)        \
   M(nvshmemx_, BITS, _block, block)
-#define MORI_NVSHMEMI_SIZED(BITS) MORI_NVSHMEMI_SCOPES_OF(MORI_NVSHMEMI_SIZED_SCOPE, BITS)
+#define MORI_NVSHMEMI_SIZED(BITS)                                \
+  MORI_NVSHMEMI_SCOPES_OF(MORI_NVSHMEMI_SIZED_SCOPE, BITS)       \
+  MORI_NVSHMEMI_SIZED_CONTIG_SCOPE(nvshmemx_, BITS, _warp, warp) \
+  MORI_NVSHMEMI_SIZED_CONTIG_SCOPE(nvshmemx_, BITS, _block, block)
 #define MORI_NVSHMEMI_STRIDED(BITS) MORI_NVSHMEMI_SCOPES_OF(MORI_NVSHMEMI_STRIDED_SCOPE, BITS)
 MORI_NVSHMEMI_SIZED(8)
 MORI_NVSHMEMI_SIZED(16)
@@ -155,6 +159,7 @@ MORI_NVSHMEMI_STRIDED(64)
 #undef MORI_NVSHMEMI_SCOPES_OF
 #undef MORI_NVSHMEMI_STRIDED_SCOPE
 #undef MORI_NVSHMEMI_SIZED_SCOPE
+#undef MORI_NVSHMEMI_SIZED_CONTIG_SCOPE
 
 /* ---- atomics --------------------------------------------------------------------------------- */
 #define MORI_NVSHMEMI_AMO_OP(NAME, T, OP)                                     \

@@ -140,14 +140,7 @@ MORI_SHMEMI_TEAM_SCOPES(MORI_SHMEMI_TEAM_UNTYPED_SCOPE)
   MORI_SHMEMI_TEAM_TYPED_SCOPE(warp, Warp, NAME, T)     \
   MORI_SHMEMI_TEAM_TYPED_SCOPE(block, Block, NAME, T)
 MORI_SHMEM_COLL_TYPES(MORI_SHMEMI_TEAM_TYPED_ALL)
-/* half and bfloat16 (mori/shmem_device.h), with their host forms. */
 MORI_SHMEM_RMA_HALF_TYPES(MORI_SHMEMI_TEAM_TYPED_ALL)
-MORI_SHMEM_RMA_HALF_TYPES(MORI_SHMEMI_COLL_HOST_TYPED)
-
-/* Reduction element types of the GPU compilers (half, bfloat16), with their host forms. */
-#define MORI_SHMEM_REDUCE_HALF_TYPES(X) \
-  X(half, mori_shmem_half_t, MORI_SHMEM_DTYPE_HALF) X(bfloat16, mori_shmem_bfloat16_t, MORI_SHMEM_DTYPE_BFLOAT16)
-MORI_SHMEM_REDUCE_HALF_TYPES(MORI_SHMEMI_REDUCE_HOST_FLOAT)
 
 #define MORI_SHMEMI_TEAM_REDUCE(TEAM, NAME, T, DT, OPNAME, OP, SC)                                             \
   template <typename Team>                                                                                     \
