@@ -15,6 +15,8 @@
  *   nvshmemx_putmem[_nbi]_on_stream, nvshmemx_getmem[_nbi]_on_stream,
  *   nvshmemx_putmem_signal[_nbi]_on_stream, their typed (nvshmemx_<T>_put_on_stream, ...) and
  *   sized (nvshmemx_put32_on_stream, ...) forms (the _nbi ones complete as the blocking ones),
+ *   host-initiated nvshmem_putmem / getmem [_nbi], nvshmem_<T>_put / get [_nbi],
+ *   nvshmem_put<BITS> / get<BITS> [_nbi], nvshmem_quiet and nvshmem_fence (below),
  *   nvshmemx_signal_wait_until_on_stream, nvshmemx_collective_launch and
  *   nvshmemx_collective_launch_query_gridsize (GPU compilers; with PEs sharing a GPU the largest
  *   grid is their share of it: mori/shmem.h); teams: nvshmem_team_split_strided, _split_2d,
@@ -41,8 +43,8 @@
  *   NVSHMEMX_SUCCESS and NVSHMEMX_ERROR_* (below).
  * Also nvshmemx_init_status (NVSHMEM's status values; mori reports NOT_INITIALIZED or
  *   IS_INITIALIZED: PEs sharing a GPU lose no feature here, so neither _MPG status applies).
- * Not covered: RMA and atomics called from host code (NVSHMEM's host-initiated nvshmem_putmem and
- * the like: here these names are device functions), contexts, buffer registration.
+ * Not covered: from host code, p / g, put-with-signal, strided RMA and atomics (device functions
+ * here: a host call fails to compile); contexts; buffer registration.
  * Differences: host calls that return void in NVSHMEM return mori's status (ignorable);
  * NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE have mori's values (2 and 1), and so do
  * NVSHMEM_CMP_* (GE 3 and LE 5, where NVSHMEM has LE 3 and GE 5) and NVSHMEM_SIGNAL_SET / _ADD

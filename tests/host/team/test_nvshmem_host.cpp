@@ -43,6 +43,17 @@ TEST(NvshmemHost, NamesAndConstantsBeforeInit) {
   EXPECT_EQ(nvshmem_double_max_reducescatter(NVSHMEM_TEAM_WORLD, reinterpret_cast<double*>(word),
                                              reinterpret_cast<double*>(word) + 1, 1),
             usage);
+  // Host-initiated RMA: mori's forms refuse before init; NVSHMEM's names (void) call them.
+  EXPECT_EQ(mori_shmem_host_putmem(word, word + 1, sizeof(int), 0), usage);
+  EXPECT_EQ(mori_shmem_host_getmem_nbi(word, word + 1, sizeof(int), 0), usage);
+  EXPECT_EQ(mori_shmem_host_quiet(), usage);
+  EXPECT_EQ(mori_shmem_host_fence(), usage);
+  nvshmem_putmem(word, word + 1, sizeof(int), 0);
+  nvshmem_int_get_nbi(word, word + 1, 1, 0);
+  nvshmem_put64(word, word + 2, 1, 0);
+  nvshmem_quiet();
+  nvshmem_fence();
+  EXPECT_EQ(word[0], 0);  // nothing was written
   EXPECT_EQ(nvshmemx_cumodule_init(nullptr), usage);
   EXPECT_EQ(nvshmemx_sync_all_on_stream(nullptr), usage);
   EXPECT_EQ(nvshmem_sync_all(), usage);
