@@ -27,6 +27,10 @@
 #      has not changed since), every other row at or below NVSHMEM's.
 #      Then (tree 20b7d59: host-initiated RMA, half and bfloat16 in host code) test_stream_rma over
 #      P2P, the three NIC models and the DMA model, test_nvshmem_compat np2-np4 and through mlx5.
+#   C's result (7caca79): suites 11/11; stream fcollect of 128 and 256 KiB in all and stream
+#      alltoall of 128 KiB 2.5-4.8% behind NVSHMEM (medians of three), a block's fcollect of
+#      64 KiB level, every other latency row at or below NVSHMEM's
+#      (bench/results/2026-12-05T0320Z_h200x1_mps_host_rma_suites_and_4pe_alltoall_fcollect.json).
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
