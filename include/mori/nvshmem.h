@@ -204,24 +204,26 @@ MORI_NVSHMEMI_STREAM_SIZED(128)
 #define MORI_NVSHMEMI_HOST_OR_DEVICE(HOSTCALL, DEVCALL) (void)HOSTCALL
 #endif
 // One name: OP is putmem or getmem, NBI empty or _nbi; DEVCALL is the device pass's call.
-#define MORI_NVSHMEMI_HOST_RMA_ONE(NAME, T, BYTES, OP, NBI, DEVCALL)                  \
-  MORI_NVSHMEMI_HOSTDEV void NAME(T* d, const T* s, size_t n, int pe) {               \
-    MORI_NVSHMEMI_HOST_OR_DEVICE(mori_shmem_host_##OP##NBI(d, s, n * (BYTES), pe), DEVCALL); \
+#define MORI_NVSHMEMI_HOST_RMA_ONE(NAME, T, BYTES, OP, NBI, DEVCALL)                       \
+  MORI_NVSHMEMI_HOSTDEV void NAME(T* d, const T* s, size_t n, int pe) {                    \
+    MORI_NVSHMEMI_HOST_OR_DEVICE(mori_shmem_host_##OP##NBI(d, s, n*(BYTES), pe), DEVCALL); \
   }
-#define MORI_NVSHMEMI_HOST_RMA_TYPED(NAME, T)                                                                         \
-  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_##NAME##_put, T, sizeof(T), putmem, , mori_shmem_##NAME##_put_thread(d, s, n, pe)) \
-  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_##NAME##_put_nbi, T, sizeof(T), putmem, _nbi,                                     \
-                             mori_shmem_##NAME##_put_nbi_thread(d, s, n, pe))                                          \
-  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_##NAME##_get, T, sizeof(T), getmem, , mori_shmem_##NAME##_get_thread(d, s, n, pe)) \
-  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_##NAME##_get_nbi, T, sizeof(T), getmem, _nbi,                                     \
+#define MORI_NVSHMEMI_HOST_RMA_TYPED(NAME, T)                                      \
+  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_##NAME##_put, T, sizeof(T), putmem, ,         \
+                             mori_shmem_##NAME##_put_thread(d, s, n, pe))          \
+  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_##NAME##_put_nbi, T, sizeof(T), putmem, _nbi, \
+                             mori_shmem_##NAME##_put_nbi_thread(d, s, n, pe))      \
+  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_##NAME##_get, T, sizeof(T), getmem, ,         \
+                             mori_shmem_##NAME##_get_thread(d, s, n, pe))          \
+  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_##NAME##_get_nbi, T, sizeof(T), getmem, _nbi, \
                              mori_shmem_##NAME##_get_nbi_thread(d, s, n, pe))
-#define MORI_NVSHMEMI_HOST_RMA_BYTES(NAME, BYTES)                                                                   \
-  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_put##NAME, void, BYTES, putmem, , mori_shmem_putmem_thread(d, s, n * (BYTES), pe)) \
+#define MORI_NVSHMEMI_HOST_RMA_BYTES(NAME, BYTES)                                                                     \
+  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_put##NAME, void, BYTES, putmem, , mori_shmem_putmem_thread(d, s, n*(BYTES), pe)) \
   MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_put##NAME##_nbi, void, BYTES, putmem, _nbi,                                      \
-                             mori_shmem_putmem_nbi_thread(d, s, n * (BYTES), pe))                                     \
-  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_get##NAME, void, BYTES, getmem, , mori_shmem_getmem_thread(d, s, n * (BYTES), pe)) \
+                             mori_shmem_putmem_nbi_thread(d, s, n*(BYTES), pe))                                       \
+  MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_get##NAME, void, BYTES, getmem, , mori_shmem_getmem_thread(d, s, n*(BYTES), pe)) \
   MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_get##NAME##_nbi, void, BYTES, getmem, _nbi,                                      \
-                             mori_shmem_getmem_nbi_thread(d, s, n * (BYTES), pe))
+                             mori_shmem_getmem_nbi_thread(d, s, n*(BYTES), pe))
 MORI_NVSHMEMI_HOST_RMA_BYTES(mem, 1)
 MORI_NVSHMEMI_HOST_RMA_BYTES(8, 1)
 MORI_NVSHMEMI_HOST_RMA_BYTES(16, 2)
@@ -232,8 +234,12 @@ MORI_SHMEM_RMA_TYPES(MORI_NVSHMEMI_HOST_RMA_TYPED)
 #if MORI_SHMEM_HAS_HALF_TYPES
 MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_HOST_RMA_TYPED)
 #endif
-MORI_NVSHMEMI_HOSTDEV void nvshmem_quiet(void) { MORI_NVSHMEMI_HOST_OR_DEVICE(mori_shmem_host_quiet(), mori_shmem_quiet()); }
-MORI_NVSHMEMI_HOSTDEV void nvshmem_fence(void) { MORI_NVSHMEMI_HOST_OR_DEVICE(mori_shmem_host_fence(), mori_shmem_fence()); }
+MORI_NVSHMEMI_HOSTDEV void nvshmem_quiet(void) {
+  MORI_NVSHMEMI_HOST_OR_DEVICE(mori_shmem_host_quiet(), mori_shmem_quiet());
+}
+MORI_NVSHMEMI_HOSTDEV void nvshmem_fence(void) {
+  MORI_NVSHMEMI_HOST_OR_DEVICE(mori_shmem_host_fence(), mori_shmem_fence());
+}
 #undef MORI_NVSHMEMI_HOST_RMA_BYTES
 #undef MORI_NVSHMEMI_HOST_RMA_TYPED
 #undef MORI_NVSHMEMI_HOST_RMA_ONE
