@@ -160,6 +160,7 @@ Status Runtime::start(unsigned flags, const mori_shmem_init_attr_t* attr) {
   MORI_TRY(memory::SymmetricMemory::create(*ctx_, cfg_.heapSize, &mem_));
   const double tMem = msSince(t0);
   MORI_HIP_TRY(hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking), log::kInit);
+  MORI_HIP_TRY(hipMalloc(&hostResult_, sizeof(uint64_t)), log::kInit);
   MORI_TRY(createTeams(*this));  // GpuStates carries the team table
   MORI_TRY(buildGpuStates());
   MORI_TRY(bindAllModules(states_));
@@ -296,6 +297,7 @@ Runtime::~Runtime() {
   if (endpointsDev_) (void)hipFree(endpointsDev_);
   if (transportDev_) (void)hipFree(transportDev_);
   if (barrierEpochDev_) (void)hipFree(barrierEpochDev_);
+  if (hostResult_) (void)hipFree(hostResult_);
   if (stream_) (void)hipStreamDestroy(stream_);
   ctx_.reset();
   boot_.reset();

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <utility>
 
 #include "application/bootstrap/bootstrap.hpp"
@@ -36,6 +37,9 @@ class Runtime {
   Status quietAll();
   // The runtime's own stream (non-blocking): its quiet kernels and the host-initiated RMA.
   hipStream_t hostStream() const { return stream_; }
+  // Device memory where host-initiated g and fetching atomics land, and the lock of its users.
+  uint64_t* hostResult() const { return hostResult_; }
+  std::mutex& hostResultLock() { return hostResultLock_; }
   // Stream-ordered quiet / barrier kernels (shmem/device_ops.cpp).
   Status quietOnStream(hipStream_t stream);
   Status barrierOnStream(hipStream_t stream);
@@ -69,6 +73,8 @@ class Runtime {
   rdma::EndpointDevice* endpointsDev_ = nullptr;
   uint64_t* barrierEpochDev_ = nullptr;
   hipStream_t stream_ = nullptr;
+  uint64_t* hostResult_ = nullptr;
+  std::mutex hostResultLock_;
   std::unique_ptr<bootstrap::PeerMonitor> monitor_;
   std::atomic<int> failedPe_{-1};
 };

@@ -39,7 +39,47 @@ __global__ void signalWaitKernel(uint64_t* sigAddr, int cmp, uint64_t cmpValue) 
   (void)mori_shmem_signal_wait_until(sigAddr, cmp, cmpValue);
 }
 
+template <typename T>
+__device__ void element(int kind, T* dest, uint64_t value, uint64_t cond, int pe, bool fetch, uint64_t* result) {
+  namespace impl = ::mori::shmem::impl;
+  if (kind == kElementP) {
+    impl::p<T>(impl::states(), dest, static_cast<T>(value), pe, 0);
+  } else if (kind == kElementG) {
+    *result = impl::g<T>(impl::states(), dest, pe, 0);
+  } else if constexpr (sizeof(T) >= 4) {
+    const T old = impl::amo<T>(impl::states(), static_cast<impl::Amo>(kind), dest, static_cast<T>(value),
+                               static_cast<T>(cond), pe, 0, fetch);
+    if (fetch) *result = old;
+  }
+}
+
+__global__ void elementKernel(int kind, void* dest, uint64_t value, uint64_t cond, int size, int pe, bool fetch,
+                              uint64_t* result) {
+  switch (size) {
+    case 1: element(kind, static_cast<uint8_t*>(dest), value, cond, pe, fetch, result); break;
+    case 2: element(kind, static_cast<uint16_t*>(dest), value, cond, pe, fetch, result); break;
+    case 4: element(kind, static_cast<uint32_t*>(dest), value, cond, pe, fetch, result); break;
+    default: element(kind, static_cast<uint64_t*>(dest), value, cond, pe, fetch, result); break;
+  }
+}
+
+static_assert(MORI_SHMEM_AMO_FETCH == static_cast<int>(impl::Amo::Fetch) &&
+                  MORI_SHMEM_AMO_SET == static_cast<int>(impl::Amo::Set) &&
+                  MORI_SHMEM_AMO_SWAP == static_cast<int>(impl::Amo::Swap) &&
+                  MORI_SHMEM_AMO_COMPARE_SWAP == static_cast<int>(impl::Amo::CompareSwap) &&
+                  MORI_SHMEM_AMO_ADD == static_cast<int>(impl::Amo::Add) &&
+                  MORI_SHMEM_AMO_AND == static_cast<int>(impl::Amo::And) &&
+                  MORI_SHMEM_AMO_OR == static_cast<int>(impl::Amo::Or) &&
+                  MORI_SHMEM_AMO_XOR == static_cast<int>(impl::Amo::Xor) && kAmoCount == 8,
+              "mori/shmem.h documents the atomics' op FETCH 0 .. XOR 7 in the device API's order");
+
 }  // namespace
+
+hipError_t launchElementKernel(int kind, void* dest, uint64_t value, uint64_t cond, size_t size, int pe, bool fetch,
+                               uint64_t* result, hipStream_t stream) {
+  elementKernel<<<1, 1, 0, stream>>>(kind, dest, value, cond, static_cast<int>(size), pe, fetch, result);
+  return hipGetLastError();
+}
 
 hipError_t launchPutKernel(void* dest, const void* source, size_t bytes, int pe, hipStream_t stream) {
   putKernel<<<1, kThreads, 0, stream>>>(dest, source, bytes, pe);

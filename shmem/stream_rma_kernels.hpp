@@ -23,8 +23,18 @@ MORI_RUNTIME_KERNEL hipError_t launchSignalKernel(uint64_t* sigAddr, uint64_t si
 MORI_RUNTIME_KERNEL hipError_t launchSignalWaitKernel(uint64_t* sigAddr, int cmp, uint64_t cmpValue,
                                                       hipStream_t stream);
 
-// The values mori/shmem.h documents for sig_op and cmp (checked against the device API's enums).
+// One element from host code, one thread: kElementP stores `value` (size bytes) at pe's dest,
+// kElementG loads pe's dest into *result, an atomic (MORI_SHMEM_AMO_* + kElementAmo) applies the
+// device API's atomic; fetching ones (`fetch`) store the old value into *result (device memory).
+constexpr int kElementP = -2;
+constexpr int kElementG = -1;
+MORI_RUNTIME_KERNEL hipError_t launchElementKernel(int kind, void* dest, uint64_t value, uint64_t cond, size_t size,
+                                                   int pe, bool fetch, uint64_t* result, hipStream_t stream);
+
+// The values mori/shmem.h documents for sig_op, cmp and the atomics' op (checked against the
+// device API's enums).
 constexpr int kSignalOpCount = 2;  // SET 0, ADD 1
 constexpr int kCmpCount = 6;       // EQ 0, NE 1, GT 2, GE 3, LT 4, LE 5
+constexpr int kAmoCount = 8;       // FETCH 0 ... XOR 7
 
 }  // namespace mori::shmem

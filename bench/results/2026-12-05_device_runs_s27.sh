@@ -31,6 +31,9 @@
 #      alltoall of 128 KiB 2.5-4.8% behind NVSHMEM (medians of three), a block's fcollect of
 #      64 KiB level, every other latency row at or below NVSHMEM's
 #      (bench/results/2026-12-05T0320Z_h200x1_mps_host_rma_suites_and_4pe_alltoall_fcollect.json).
+#   D: host-initiated single elements and atomics (mori_shmem_host_p / _g / _atomic, NVSHMEM's
+#      host-side nvshmem_<T>_p / _g / _atomic_*): test_stream_rma over P2P, the three NIC models
+#      and the DMA model, test_nvshmem_compat np2-np4 and through mlx5's model.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -104,6 +107,18 @@ C)
   mps_stop
   grep -E "^c|below|FAILED" /tmp/jobC/bench_summary.txt 2> /dev/null | grep -v " BW " | head -80
   (cd /tmp && tar -czf "$OUT/jobC.tgz" jobC jobC.log suiteC suiteC.log)
+  echo "total $((SECONDS - start)) s"
+  ;;
+D)
+  build test_stream_rma test_nvshmem_compat mori_nic_model mori_dma_model_plugin mori_shmem_bootstrap_mpi || exit 1
+  SUITE_TESTS='^test_(stream_rma|nvshmem_compat)_(np|rdma|sdma)' \
+    SUITE_BUILD=0 SUITE_TEST_TIMEOUT=60 SUITE_BENCH=0 MORI_GPU_BUILD=$B OUT=/tmp/suiteD \
+    timeout 150 tools/gpu_suite.sh > /tmp/suiteD.log 2>&1
+  echo "suites exit $? ($((SECONDS - start)) s)"
+  grep -E "GPU tests|failed|skip" /tmp/suiteD.log | head -30
+  grep -E "Test +#.*(sec|Not Run)" /tmp/suiteD/ctest-gpu.log | sed 's/  */ /g'
+  grep -hE "Failure|Expected|Which is|FAILED|error" /tmp/suiteD/ctest-gpu.log | head -30
+  (cd /tmp && tar -czf "$OUT/suiteD.tgz" suiteD suiteD.log)
   echo "total $((SECONDS - start)) s"
   ;;
 esac

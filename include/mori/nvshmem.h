@@ -16,7 +16,8 @@
  *   nvshmemx_putmem_signal[_nbi]_on_stream, their typed (nvshmemx_<T>_put_on_stream, ...) and
  *   sized (nvshmemx_put32_on_stream, ...) forms (the _nbi ones complete as the blocking ones),
  *   host-initiated nvshmem_putmem / getmem [_nbi], nvshmem_<T>_put / get [_nbi],
- *   nvshmem_put<BITS> / get<BITS> [_nbi], nvshmem_quiet and nvshmem_fence (below),
+ *   nvshmem_put<BITS> / get<BITS> [_nbi], nvshmem_<T>_p / _g, nvshmem_<T>_atomic_* (integer
+ *   types), nvshmem_quiet and nvshmem_fence (below),
  *   nvshmemx_signal_wait_until_on_stream, nvshmemx_collective_launch and
  *   nvshmemx_collective_launch_query_gridsize (GPU compilers; with PEs sharing a GPU the largest
  *   grid is their share of it: mori/shmem.h); teams: nvshmem_team_split_strided, _split_2d,
@@ -43,8 +44,8 @@
  *   NVSHMEMX_SUCCESS and NVSHMEMX_ERROR_* (below).
  * Also nvshmemx_init_status (NVSHMEM's status values; mori reports NOT_INITIALIZED or
  *   IS_INITIALIZED: PEs sharing a GPU lose no feature here, so neither _MPG status applies).
- * Not covered: from host code, p / g, put-with-signal, strided RMA and atomics (device functions
- * here: a host call fails to compile); contexts; buffer registration.
+ * Not covered: from host code, put-with-signal, signal_op / signal_fetch and strided RMA (device
+ * functions here: a host call fails to compile); contexts; buffer registration.
  * Differences: host calls that return void in NVSHMEM return mori's status (ignorable);
  * NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE have mori's values (2 and 1), and so do
  * NVSHMEM_CMP_* (GE 3 and LE 5, where NVSHMEM has LE 3 and GE 5) and NVSHMEM_SIGNAL_SET / _ADD
@@ -187,21 +188,27 @@ MORI_NVSHMEMI_STREAM_SIZED(128)
 #undef MORI_NVSHMEMI_STREAM_TYPED
 #undef MORI_NVSHMEMI_STREAM_RMA
 
-/* Host-initiated RMA: nvshmem_putmem / getmem [_nbi], nvshmem_<T>_put / get [_nbi],
- * nvshmem_put<BITS> / get<BITS> [_nbi], nvshmem_quiet and nvshmem_fence called from host code run
- * mori_shmem_host_* (mori/shmem.h). Where the device API is declared they are host-and-device
- * functions whose device pass is the thread-scope device call (no cost). Errors are logged (the
- * NVSHMEM forms return nothing). */
+/* Host-initiated RMA and atomics: nvshmem_putmem / getmem [_nbi], nvshmem_<T>_put / get [_nbi],
+ * nvshmem_put<BITS> / get<BITS> [_nbi], nvshmem_<T>_p / _g, nvshmem_<T>_atomic_*, nvshmem_quiet and
+ * nvshmem_fence called from host code run mori_shmem_host_* (mori/shmem.h). Where the device API is declared they are
+ * host-and-device functions whose device pass is the thread-scope device call (no cost). Errors are logged (the NVSHMEM
+ * forms return nothing). */
+// HOST_OR_DEVICE: a call of either pass; _FETCH: one returning a T, the host call writing it to v_.
 #if MORI_SHMEM_WITH_DEVICE_API
 #define MORI_NVSHMEMI_HOSTDEV static __host__ __device__ __forceinline__
 #if MORI_DEVICE_COMPILE
 #define MORI_NVSHMEMI_HOST_OR_DEVICE(HOSTCALL, DEVCALL) DEVCALL
-#else
-#define MORI_NVSHMEMI_HOST_OR_DEVICE(HOSTCALL, DEVCALL) (void)HOSTCALL
+#define MORI_NVSHMEMI_HOST_OR_DEVICE_FETCH(T, HOSTCALL, DEVCALL) return DEVCALL
 #endif
 #else
 #define MORI_NVSHMEMI_HOSTDEV static inline
+#endif
+#ifndef MORI_NVSHMEMI_HOST_OR_DEVICE
 #define MORI_NVSHMEMI_HOST_OR_DEVICE(HOSTCALL, DEVCALL) (void)HOSTCALL
+#define MORI_NVSHMEMI_HOST_OR_DEVICE_FETCH(T, HOSTCALL, DEVCALL) \
+  T v_{};                                                        \
+  (void)HOSTCALL;                                                \
+  return v_
 #endif
 // One name: OP is putmem or getmem, NBI empty or _nbi; DEVCALL is the device pass's call.
 #define MORI_NVSHMEMI_HOST_RMA_ONE(NAME, T, BYTES, OP, NBI, DEVCALL)                       \
@@ -234,6 +241,71 @@ MORI_SHMEM_RMA_TYPES(MORI_NVSHMEMI_HOST_RMA_TYPED)
 #if MORI_SHMEM_HAS_HALF_TYPES
 MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_HOST_RMA_TYPED)
 #endif
+// nvshmem_<T>_p / _g (every RMA type).
+#define MORI_NVSHMEMI_HOST_PG(NAME, T)                                                                             \
+  MORI_NVSHMEMI_HOSTDEV void nvshmem_##NAME##_p(T* d, T v, int pe) {                                               \
+    MORI_NVSHMEMI_HOST_OR_DEVICE(mori_shmem_host_p(d, &v, sizeof(T), pe), mori_shmem_##NAME##_p(d, v, pe));        \
+  }                                                                                                                \
+  MORI_NVSHMEMI_HOSTDEV T nvshmem_##NAME##_g(const T* s, int pe) {                                                 \
+    MORI_NVSHMEMI_HOST_OR_DEVICE_FETCH(T, mori_shmem_host_g(&v_, s, sizeof(T), pe), mori_shmem_##NAME##_g(s, pe)); \
+  }
+MORI_SHMEM_RMA_TYPES(MORI_NVSHMEMI_HOST_PG)
+#if MORI_SHMEM_HAS_HALF_TYPES
+MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_HOST_PG)
+#endif
+#undef MORI_NVSHMEMI_HOST_PG
+
+// nvshmem_<T>_atomic_* (every atomic type): the host pass runs mori_shmem_host_atomic.
+static inline int mori_nvshmemi_host_atomic_one(int op, void* d, void* fetched, size_t size, int pe) {
+  const uint64_t one = 1;  // its low bytes: 1 at every size (little-endian hosts)
+  return mori_shmem_host_atomic(op, d, &one, NULL, fetched, size, pe);
+}
+#define MORI_NVSHMEMI_HOST_AMO_OP(NAME, T, OP, OPU)                                                                   \
+  MORI_NVSHMEMI_HOSTDEV T nvshmem_##NAME##_atomic_fetch_##OP(T* d, T v, int pe) {                                     \
+    MORI_NVSHMEMI_HOST_OR_DEVICE_FETCH(T,                                                                             \
+                                       mori_shmem_host_atomic(MORI_SHMEM_AMO_##OPU, d, &v, NULL, &v_, sizeof(T), pe), \
+                                       mori_shmem_##NAME##_atomic_fetch_##OP(d, v, pe));                              \
+  }                                                                                                                   \
+  MORI_NVSHMEMI_HOSTDEV void nvshmem_##NAME##_atomic_##OP(T* d, T v, int pe) {                                        \
+    MORI_NVSHMEMI_HOST_OR_DEVICE(mori_shmem_host_atomic(MORI_SHMEM_AMO_##OPU, d, &v, NULL, NULL, sizeof(T), pe),      \
+                                 mori_shmem_##NAME##_atomic_##OP(d, v, pe));                                          \
+  }
+#define MORI_NVSHMEMI_HOST_AMO(NAME, T)                                                                              \
+  MORI_NVSHMEMI_HOST_AMO_OP(NAME, T, add, ADD)                                                                       \
+  MORI_NVSHMEMI_HOST_AMO_OP(NAME, T, and, AND)                                                                       \
+  MORI_NVSHMEMI_HOST_AMO_OP(NAME, T, or, OR)                                                                         \
+  MORI_NVSHMEMI_HOST_AMO_OP(NAME, T, xor, XOR)                                                                       \
+  MORI_NVSHMEMI_HOSTDEV T nvshmem_##NAME##_atomic_fetch(const T* s, int pe) {                                        \
+    MORI_NVSHMEMI_HOST_OR_DEVICE_FETCH(                                                                              \
+        T, mori_shmem_host_atomic(MORI_SHMEM_AMO_FETCH, (T*)s, NULL, NULL, &v_, sizeof(T), pe),                      \
+        mori_shmem_##NAME##_atomic_fetch(s, pe));                                                                    \
+  }                                                                                                                  \
+  MORI_NVSHMEMI_HOSTDEV void nvshmem_##NAME##_atomic_set(T* d, T v, int pe) {                                        \
+    MORI_NVSHMEMI_HOST_OR_DEVICE(mori_shmem_host_atomic(MORI_SHMEM_AMO_SET, d, &v, NULL, NULL, sizeof(T), pe),       \
+                                 mori_shmem_##NAME##_atomic_set(d, v, pe));                                          \
+  }                                                                                                                  \
+  MORI_NVSHMEMI_HOSTDEV T nvshmem_##NAME##_atomic_swap(T* d, T v, int pe) {                                          \
+    MORI_NVSHMEMI_HOST_OR_DEVICE_FETCH(T,                                                                            \
+                                       mori_shmem_host_atomic(MORI_SHMEM_AMO_SWAP, d, &v, NULL, &v_, sizeof(T), pe), \
+                                       mori_shmem_##NAME##_atomic_swap(d, v, pe));                                   \
+  }                                                                                                                  \
+  MORI_NVSHMEMI_HOSTDEV T nvshmem_##NAME##_atomic_compare_swap(T* d, T c, T v, int pe) {                             \
+    MORI_NVSHMEMI_HOST_OR_DEVICE_FETCH(                                                                              \
+        T, mori_shmem_host_atomic(MORI_SHMEM_AMO_COMPARE_SWAP, d, &v, &c, &v_, sizeof(T), pe),                       \
+        mori_shmem_##NAME##_atomic_compare_swap(d, c, v, pe));                                                       \
+  }                                                                                                                  \
+  MORI_NVSHMEMI_HOSTDEV T nvshmem_##NAME##_atomic_fetch_inc(T* d, int pe) {                                          \
+    MORI_NVSHMEMI_HOST_OR_DEVICE_FETCH(T, mori_nvshmemi_host_atomic_one(MORI_SHMEM_AMO_ADD, d, &v_, sizeof(T), pe),  \
+                                       mori_shmem_##NAME##_atomic_fetch_inc(d, pe));                                 \
+  }                                                                                                                  \
+  MORI_NVSHMEMI_HOSTDEV void nvshmem_##NAME##_atomic_inc(T* d, int pe) {                                             \
+    MORI_NVSHMEMI_HOST_OR_DEVICE(mori_nvshmemi_host_atomic_one(MORI_SHMEM_AMO_ADD, d, NULL, sizeof(T), pe),          \
+                                 mori_shmem_##NAME##_atomic_inc(d, pe));                                             \
+  }
+MORI_SHMEM_AMO_TYPES(MORI_NVSHMEMI_HOST_AMO)
+#undef MORI_NVSHMEMI_HOST_AMO
+#undef MORI_NVSHMEMI_HOST_AMO_OP
+
 MORI_NVSHMEMI_HOSTDEV void nvshmem_quiet(void) {
   MORI_NVSHMEMI_HOST_OR_DEVICE(mori_shmem_host_quiet(), mori_shmem_quiet());
 }
@@ -243,6 +315,7 @@ MORI_NVSHMEMI_HOSTDEV void nvshmem_fence(void) {
 #undef MORI_NVSHMEMI_HOST_RMA_BYTES
 #undef MORI_NVSHMEMI_HOST_RMA_TYPED
 #undef MORI_NVSHMEMI_HOST_RMA_ONE
+#undef MORI_NVSHMEMI_HOST_OR_DEVICE_FETCH
 #undef MORI_NVSHMEMI_HOST_OR_DEVICE
 #undef MORI_NVSHMEMI_HOSTDEV
 

@@ -242,6 +242,17 @@ enum mori_shmem_cmp_ops {
   X(ptrdiff, ptrdiff_t)
 /* clang-format on */
 
+/* The element types of the atomics (32 and 64 bits) as X(name, type): the device API's
+ * mori_shmem_<name>_atomic_* and mori/nvshmem.h's atomic names. */
+#define MORI_SHMEM_AMO_TYPES(X)    \
+  X(int, int)                      \
+  X(long, long)                    \
+  X(longlong, long long)           \
+  X(uint, unsigned int)            \
+  X(ulong, unsigned long)          \
+  X(ulonglong, unsigned long long) \
+  X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t) X(size, size_t) X(ptrdiff, ptrdiff_t)
+
 /* ---- stream-ordered RMA ---------------------------------------------------------------- */
 /* NVSHMEM's *_on_stream RMA: each call checks its arguments, enqueues the operation on `stream`
  * (a cudaStream_t / hipStream_t of the current device; NULL: the legacy default stream) and
@@ -282,6 +293,25 @@ int mori_shmem_host_getmem(void* dest, const void* source, size_t bytes, int pe)
 int mori_shmem_host_getmem_nbi(void* dest, const void* source, size_t bytes, int pe);
 int mori_shmem_host_quiet(void);
 int mori_shmem_host_fence(void);
+/* One element from host code: `size` is its bytes (1, 2, 4 or 8; atomics 4 or 8, and dest aligned
+ * to it); value, cond and fetched point to one element in host memory. p and the atomics that
+ * fetch nothing return once issued (complete at mori_shmem_host_quiet); g returns the value,
+ * the fetching atomics the value before the operation (fetched must not be NULL for FETCH, SWAP
+ * and COMPARE_SWAP). op: MORI_SHMEM_AMO_*; COMPARE_SWAP stores value where dest equals cond.
+ * Atomic against the device API's atomics on the same object. */
+enum mori_shmem_amo_ops {
+  MORI_SHMEM_AMO_FETCH = 0,
+  MORI_SHMEM_AMO_SET = 1,
+  MORI_SHMEM_AMO_SWAP = 2,
+  MORI_SHMEM_AMO_COMPARE_SWAP = 3,
+  MORI_SHMEM_AMO_ADD = 4,
+  MORI_SHMEM_AMO_AND = 5,
+  MORI_SHMEM_AMO_OR = 6,
+  MORI_SHMEM_AMO_XOR = 7
+};
+int mori_shmem_host_p(void* dest, const void* value, size_t size, int pe);
+int mori_shmem_host_g(void* value, const void* source, size_t size, int pe);
+int mori_shmem_host_atomic(int op, void* dest, const void* value, const void* cond, void* fetched, size_t size, int pe);
 
 /* mori_shmem_free that reports its status, for bindings that raise on failure: collective;
  * MORI_SHMEM_ERROR_REMOTE (nothing freed) when the PEs did not all free the same object,

@@ -167,15 +167,7 @@ MORI_SHMEM_DEVICE uint64_t mori_shmem_signal_wait_until(uint64_t* sig_addr, int 
  * pe), _fetch_and/_and, _fetch_or/_or, _fetch_xor/_xor(dest, value, pe); each [, qpId].
  * Fetching forms return the value before the operation. Atomic against other mori-shmem atomics
  * on the same object. */
-#define MORI_SHMEM_AMO_TYPES(X)    \
-  X(int, int)                      \
-  X(long, long)                    \
-  X(longlong, long long)           \
-  X(uint, unsigned int)            \
-  X(ulong, unsigned long)          \
-  X(ulonglong, unsigned long long) \
-  X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t) X(size, size_t) X(ptrdiff, ptrdiff_t)
-
+/* The types: MORI_SHMEM_AMO_TYPES (mori/shmem.h). */
 #define MORI_SHMEMI_AMO_OP(NAME, T, OPNAME, OP)                                                                      \
   MORI_SHMEM_DEVICE T mori_shmem_##NAME##_atomic_fetch_##OPNAME(T* dest, T value, int pe, int qpId = 0) {            \
     return MORI_SHMEMI_NS::amo<T>(MORI_SHMEMI_S, MORI_SHMEMI_NS::Amo::OP, dest, value, static_cast<T>(0), pe, qpId,  \

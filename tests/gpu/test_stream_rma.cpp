@@ -8,6 +8,10 @@
 //  - bad inputs: each call returns INVALID_USAGE, enqueues nothing and leaves no device error
 //  - host-initiated RMA (mori_shmem_host_*): blocking put and get complete on return, _nbi ones at
 //    mori_shmem_host_quiet, random data of every size above; their bad inputs fail the same way
+//  - host-initiated single elements and atomics: p / g of every size, every atomic op at 4 and 8
+//    bytes from every PE on one counter (the sum of everyone's adds exact), bad sizes, ops, alignment
+#include <string.h>
+
 #include <vector>
 
 #include "tests/gpu/gpu_test_util.hpp"
@@ -258,6 +262,94 @@ TEST_F(StreamRma, HostInitiatedPutAndGet) {
   mori_shmem_free(got);
   mori_shmem_free(src);
   mori_shmem_free(dst);
+}
+
+// Single elements and atomics from host code: p to the right neighbour, g back, of 1-8 bytes;
+// every PE adds to PE 0's counters (4 and 8 bytes), then fetch, swap, compare_swap and the bit ops
+// on its own slot of PE 0, every result checked.
+TEST_F(StreamRma, HostInitiatedElementsAndAtomics) {
+  auto* slots = static_cast<uint64_t*>(mori_shmem_calloc(8 + 2 * static_cast<size_t>(n), sizeof(uint64_t)));
+  ASSERT_TRUE(slots);
+  ASSERT_EQ(mori_shmem_barrier_all(), 0);
+  const uint64_t pattern = 0x8877665544332211ull ^ (static_cast<uint64_t>(me) << 40);
+  for (size_t size : {size_t{1}, size_t{2}, size_t{4}, size_t{8}}) {
+    uint8_t* dest = reinterpret_cast<uint8_t*>(slots + 1) + (8 - size);  // aligned to size
+    ASSERT_EQ(mori_shmem_host_p(dest, &pattern, size, right), 0) << size;
+    ASSERT_EQ(mori_shmem_host_quiet(), 0);
+    ASSERT_EQ(mori_shmem_barrier_all(), 0);
+    uint64_t got = 0, want = 0;
+    const uint64_t leftPattern = 0x8877665544332211ull ^ (static_cast<uint64_t>(left) << 40);
+    memcpy(&want, &leftPattern, size);
+    HIP_OK(hipMemcpy(&got, dest, size, hipMemcpyDeviceToHost));
+    EXPECT_EQ(got, want) << "p of " << size << " bytes landed wrong";
+    got = 0;
+    ASSERT_EQ(mori_shmem_host_g(&got, dest, size, right), 0) << size;
+    memcpy(&want, &pattern, size);  // the right neighbour holds what this PE put
+    EXPECT_EQ(got, want) << "g of " << size << " bytes";
+    ASSERT_EQ(mori_shmem_barrier_all(), 0);
+  }
+  // Every PE adds me + 1 to PE 0's 8-byte counter (slots[2]) and 4-byte counter (slots[3]), twice.
+  auto* c64 = slots + 2;
+  auto* c32 = reinterpret_cast<uint32_t*>(slots + 3);
+  const uint64_t add64 = static_cast<uint64_t>(me) + 1;
+  const uint32_t add32 = static_cast<uint32_t>(me) + 1;
+  uint64_t old64 = 0;
+  uint32_t old32 = 0;
+  ASSERT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_ADD, c64, &add64, nullptr, nullptr, 8, 0), 0);
+  ASSERT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_ADD, c64, &add64, nullptr, &old64, 8, 0), 0);
+  ASSERT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_ADD, c32, &add32, nullptr, nullptr, 4, 0), 0);
+  ASSERT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_ADD, c32, &add32, nullptr, &old32, 4, 0), 0);
+  ASSERT_EQ(mori_shmem_host_quiet(), 0);
+  ASSERT_EQ(mori_shmem_barrier_all(), 0);
+  const uint64_t total = 2 * static_cast<uint64_t>(n) * (n + 1) / 2;
+  EXPECT_LT(old64, total);
+  uint64_t f64 = 0;
+  uint32_t f32 = 0;
+  ASSERT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_FETCH, c64, nullptr, nullptr, &f64, 8, 0), 0);
+  ASSERT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_FETCH, c32, nullptr, nullptr, &f32, 4, 0), 0);
+  EXPECT_EQ(f64, total);
+  EXPECT_EQ(f32, static_cast<uint32_t>(total));
+  // This PE's own slot on PE 0: set, swap, compare_swap (failing, then succeeding), and, or, xor.
+  auto* mine = slots + 4 + 2 * me;
+  const uint64_t a = 0xf0f0f0f00f0f0f0full + static_cast<uint64_t>(me), b = 0x123456789abcdef0ull, wrong = 7;
+  uint64_t v = 0;
+  ASSERT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_SET, mine, &a, nullptr, nullptr, 8, 0), 0);
+  ASSERT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_SWAP, mine, &b, nullptr, &v, 8, 0), 0);
+  EXPECT_EQ(v, a);
+  ASSERT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_COMPARE_SWAP, mine, &a, &wrong, &v, 8, 0), 0);
+  EXPECT_EQ(v, b) << "a failing compare_swap returns the value";
+  ASSERT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_COMPARE_SWAP, mine, &a, &b, &v, 8, 0), 0);
+  EXPECT_EQ(v, b);
+  ASSERT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_AND, mine, &b, nullptr, &v, 8, 0), 0);
+  EXPECT_EQ(v, a);
+  ASSERT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_OR, mine, &wrong, nullptr, nullptr, 8, 0), 0);
+  ASSERT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_XOR, mine, &b, nullptr, &v, 8, 0), 0);
+  EXPECT_EQ(v, (a & b) | wrong);
+  ASSERT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_FETCH, mine, nullptr, nullptr, &v, 8, 0), 0);
+  EXPECT_EQ(v, ((a & b) | wrong) ^ b);
+  // Bad inputs: refused, nothing written.
+  const int bad = MORI_SHMEM_ERROR_INVALID_USAGE;
+  EXPECT_EQ(mori_shmem_host_p(slots, &pattern, 3, right), bad) << "size 3";
+  EXPECT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_ADD, c32, &add32, nullptr, nullptr, 2, 0), bad) << "2-byte atomic";
+  EXPECT_EQ(mori_shmem_host_atomic(8, c64, &add64, nullptr, nullptr, 8, 0), bad) << "op 8";
+  EXPECT_EQ(mori_shmem_host_atomic(-1, c64, &add64, nullptr, nullptr, 8, 0), bad) << "op -1";
+  EXPECT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_SWAP, c64, &add64, nullptr, nullptr, 8, 0), bad) << "no fetched";
+  EXPECT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_COMPARE_SWAP, c64, &add64, nullptr, &v, 8, 0), bad) << "no cond";
+  EXPECT_EQ(
+      mori_shmem_host_atomic(MORI_SHMEM_AMO_ADD, reinterpret_cast<uint8_t*>(c64) + 4, &add64, nullptr, nullptr, 8, 0),
+      bad)
+      << "misaligned";
+  EXPECT_EQ(mori_shmem_host_g(&v, slots, 8, n), bad) << "PE out of range";
+  uint64_t* plain = nullptr;
+  HIP_OK(hipMalloc(&plain, 64));
+  EXPECT_EQ(mori_shmem_host_p(plain, &pattern, 8, right), bad) << "dest not symmetric";
+  ASSERT_EQ(mori_shmem_host_quiet(), 0);
+  ASSERT_EQ(mori_shmem_barrier_all(), 0);
+  ASSERT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_FETCH, c64, nullptr, nullptr, &f64, 8, 0), 0);
+  EXPECT_EQ(f64, total) << "a refused call wrote";
+  ASSERT_EQ(mori_shmem_barrier_all(), 0);
+  HIP_OK(hipFree(plain));
+  mori_shmem_free(slots);
 }
 
 TEST_F(StreamRma, BadInputsEnqueueNothing) {

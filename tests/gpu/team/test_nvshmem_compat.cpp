@@ -199,6 +199,28 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
     for (size_t i = 0; i < hs.size(); ++i)
       ASSERT_EQ(static_cast<uint32_t>(hs[i]), value(77, prev, static_cast<uint32_t>(i + 1))) << "host put32 " << i;
     nvshmem_barrier_all();
+
+    // Host-side p / g and atomics: p to the next PE, g it back; every PE adds to PE 0's counter.
+    long* cell = reinterpret_cast<long*>(sig2);  // two 8-byte words, free again
+    nvshmem_long_p(cell, 1000 + me, next);
+    nvshmem_quiet();
+    nvshmem_barrier_all();
+    EXPECT_EQ(nvshmem_long_g(cell, prev), 1000 + prev2);
+    EXPECT_EQ(nvshmem_long_g(cell, me), 1000 + prev);
+    nvshmem_barrier_all();
+    unsigned long long* total = reinterpret_cast<unsigned long long*>(sig2 + 1);
+    if (me == 0) nvshmem_ulonglong_atomic_set(total, 0ull, 0);
+    nvshmem_quiet();
+    nvshmem_barrier_all();
+    nvshmem_ulonglong_atomic_add(total, static_cast<unsigned long long>(me) + 1, 0);
+    (void)nvshmem_ulonglong_atomic_fetch_inc(total, 0);
+    nvshmem_quiet();
+    nvshmem_barrier_all();
+    const unsigned long long want = static_cast<unsigned long long>(npes) * (npes + 1) / 2 + npes;
+    EXPECT_EQ(nvshmem_ulonglong_atomic_fetch(total, 0), want);
+    nvshmem_barrier_all();
+    EXPECT_GE(nvshmem_ulonglong_atomic_compare_swap(total, want, want + me + 1, 0), want);  // one PE swaps
+    nvshmem_barrier_all();
   }
   for (void* p : {static_cast<void*>(sig2), static_cast<void*>(got), static_cast<void*>(wide),
                   static_cast<void*>(strided), static_cast<void*>(land)})

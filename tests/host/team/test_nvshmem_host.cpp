@@ -43,7 +43,8 @@ TEST(NvshmemHost, NamesAndConstantsBeforeInit) {
   EXPECT_EQ(nvshmem_double_max_reducescatter(NVSHMEM_TEAM_WORLD, reinterpret_cast<double*>(word),
                                              reinterpret_cast<double*>(word) + 1, 1),
             usage);
-  // Host-initiated RMA: mori's forms refuse before init; NVSHMEM's names (void) call them.
+  // Host-initiated RMA and atomics: mori's forms refuse before init; NVSHMEM's names call them (a
+  // fetching one returns 0 after the logged error).
   EXPECT_EQ(mori_shmem_host_putmem(word, word + 1, sizeof(int), 0), usage);
   EXPECT_EQ(mori_shmem_host_getmem_nbi(word, word + 1, sizeof(int), 0), usage);
   EXPECT_EQ(mori_shmem_host_quiet(), usage);
@@ -53,6 +54,14 @@ TEST(NvshmemHost, NamesAndConstantsBeforeInit) {
   nvshmem_put64(word, word + 2, 1, 0);
   nvshmem_quiet();
   nvshmem_fence();
+  EXPECT_EQ(mori_shmem_host_p(word, word + 1, sizeof(int), 0), usage);
+  EXPECT_EQ(mori_shmem_host_g(word, word + 1, sizeof(int), 0), usage);
+  EXPECT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_ADD, word, word + 1, nullptr, nullptr, sizeof(int), 0), usage);
+  nvshmem_int_p(word, 5, 0);
+  EXPECT_EQ(nvshmem_int_g(word + 1, 0), 0);
+  EXPECT_EQ(nvshmem_int_atomic_fetch_add(word, 3, 0), 0);
+  EXPECT_EQ(nvshmem_uint64_atomic_compare_swap(reinterpret_cast<uint64_t*>(word), 0, 1, 0), 0u);
+  nvshmem_long_atomic_inc(reinterpret_cast<long*>(word), 0);
   EXPECT_EQ(word[0], 0);  // nothing was written
   EXPECT_EQ(nvshmemx_cumodule_init(nullptr), usage);
   EXPECT_EQ(nvshmemx_sync_all_on_stream(nullptr), usage);

@@ -86,14 +86,12 @@ MORI_NVSHMEMI_HD_INLINE void nvshmem_sync_all() {
                                                      int pe) {                                                        \
     mori_shmem_##NAME##_iget_##SC(d, s, dst, sst, n, pe);                                                             \
   }
-#define MORI_NVSHMEMI_RMA(NAME, T)                                                                  \
-  MORI_NVSHMEMI_RMA_SCOPE(nvshmem_, NAME, T, , thread)                                              \
-  MORI_NVSHMEMI_RMA_SCOPE(nvshmemx_, NAME, T, _warp, warp)                                          \
-  MORI_NVSHMEMI_RMA_SCOPE(nvshmemx_, NAME, T, _block, block)                                        \
-  MORI_NVSHMEMI_RMA_CONTIG_SCOPE(nvshmemx_, NAME, T, _warp, warp)                                   \
-  MORI_NVSHMEMI_RMA_CONTIG_SCOPE(nvshmemx_, NAME, T, _block, block)                                 \
-  MORI_NVSHMEMI_DEV void nvshmem_##NAME##_p(T* d, T v, int pe) { mori_shmem_##NAME##_p(d, v, pe); } \
-  MORI_NVSHMEMI_DEV T nvshmem_##NAME##_g(const T* s, int pe) { return mori_shmem_##NAME##_g(s, pe); }
+#define MORI_NVSHMEMI_RMA(NAME, T)                                \
+  MORI_NVSHMEMI_RMA_SCOPE(nvshmem_, NAME, T, , thread)            \
+  MORI_NVSHMEMI_RMA_SCOPE(nvshmemx_, NAME, T, _warp, warp)        \
+  MORI_NVSHMEMI_RMA_SCOPE(nvshmemx_, NAME, T, _block, block)      \
+  MORI_NVSHMEMI_RMA_CONTIG_SCOPE(nvshmemx_, NAME, T, _warp, warp) \
+  MORI_NVSHMEMI_RMA_CONTIG_SCOPE(nvshmemx_, NAME, T, _block, block)
 MORI_SHMEM_RMA_TYPES(MORI_NVSHMEMI_RMA)
 MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_RMA)
 #undef MORI_NVSHMEMI_RMA
@@ -161,34 +159,7 @@ MORI_NVSHMEMI_STRIDED(64)
 #undef MORI_NVSHMEMI_SIZED_SCOPE
 #undef MORI_NVSHMEMI_SIZED_CONTIG_SCOPE
 
-/* ---- atomics --------------------------------------------------------------------------------- */
-#define MORI_NVSHMEMI_AMO_OP(NAME, T, OP)                                     \
-  MORI_NVSHMEMI_DEV T nvshmem_##NAME##_atomic_fetch_##OP(T* d, T v, int pe) { \
-    return mori_shmem_##NAME##_atomic_fetch_##OP(d, v, pe);                   \
-  }                                                                           \
-  MORI_NVSHMEMI_DEV void nvshmem_##NAME##_atomic_##OP(T* d, T v, int pe) { mori_shmem_##NAME##_atomic_##OP(d, v, pe); }
-#define MORI_NVSHMEMI_AMO(NAME, T)                                                                                    \
-  MORI_NVSHMEMI_AMO_OP(NAME, T, add)                                                                                  \
-  MORI_NVSHMEMI_AMO_OP(NAME, T, and)                                                                                  \
-  MORI_NVSHMEMI_AMO_OP(NAME, T, or)                                                                                   \
-  MORI_NVSHMEMI_AMO_OP(NAME, T, xor)                                                                                  \
-  MORI_NVSHMEMI_DEV T nvshmem_##NAME##_atomic_fetch(const T* s, int pe) {                                             \
-    return mori_shmem_##NAME##_atomic_fetch(s, pe);                                                                   \
-  }                                                                                                                   \
-  MORI_NVSHMEMI_DEV void nvshmem_##NAME##_atomic_set(T* d, T v, int pe) { mori_shmem_##NAME##_atomic_set(d, v, pe); } \
-  MORI_NVSHMEMI_DEV T nvshmem_##NAME##_atomic_swap(T* d, T v, int pe) {                                               \
-    return mori_shmem_##NAME##_atomic_swap(d, v, pe);                                                                 \
-  }                                                                                                                   \
-  MORI_NVSHMEMI_DEV T nvshmem_##NAME##_atomic_compare_swap(T* d, T c, T v, int pe) {                                  \
-    return mori_shmem_##NAME##_atomic_compare_swap(d, c, v, pe);                                                      \
-  }                                                                                                                   \
-  MORI_NVSHMEMI_DEV T nvshmem_##NAME##_atomic_fetch_inc(T* d, int pe) {                                               \
-    return mori_shmem_##NAME##_atomic_fetch_inc(d, pe);                                                               \
-  }                                                                                                                   \
-  MORI_NVSHMEMI_DEV void nvshmem_##NAME##_atomic_inc(T* d, int pe) { mori_shmem_##NAME##_atomic_inc(d, pe); }
-MORI_SHMEM_AMO_TYPES(MORI_NVSHMEMI_AMO)
-#undef MORI_NVSHMEMI_AMO
-#undef MORI_NVSHMEMI_AMO_OP
+/* ---- atomics: host-and-device, in mori/nvshmem.h ------------------------------------------ */
 
 /* ---- point-to-point synchronisation ------------------------------------------------------------ */
 #define MORI_NVSHMEMI_SYNC(NAME, T)                                                                               \
