@@ -34,6 +34,8 @@
 #   D: host-initiated single elements and atomics (mori_shmem_host_p / _g / _atomic, NVSHMEM's
 #      host-side nvshmem_<T>_p / _g / _atomic_*): test_stream_rma over P2P, the three NIC models
 #      and the DMA model, test_nvshmem_compat np2-np4 and through mlx5's model.
+#   D's result (1cdc1c7): 11/11
+#      (bench/results/2026-12-05T0335Z_h200x1_mps_host_elements_and_atomics.json).
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
