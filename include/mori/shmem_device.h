@@ -212,14 +212,8 @@ MORI_SHMEM_AMO_TYPES(MORI_SHMEMI_AMO)
  * _wait_until_any(...) -> index; _wait_until_some(ivars, n, indices, status, cmp, value) -> count;
  * _test(ivar, cmp, value) -> 0/1; _test_all -> 0/1; _test_any -> index or n. status (may be
  * NULL): entries with a non-zero status are skipped. cmp: MORI_SHMEM_CMP_*. */
-#define MORI_SHMEM_SYNC_TYPES(X)   \
-  X(int, int)                      \
-  X(long, long)                    \
-  X(longlong, long long)           \
-  X(uint, unsigned int)            \
-  X(ulong, unsigned long)          \
-  X(ulonglong, unsigned long long) \
-  X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t) X(size, size_t) X(ptrdiff, ptrdiff_t)
+/* The types: the atomics' (MORI_SHMEM_AMO_TYPES). */
+#define MORI_SHMEM_SYNC_TYPES(X) MORI_SHMEM_AMO_TYPES(X)
 
 #define MORI_SHMEMI_CMP(c) static_cast<MORI_SHMEMI_NS::Cmp>(c)
 #define MORI_SHMEMI_SYNC(NAME, T)                                                                                  \
