@@ -215,9 +215,6 @@ Status hostElement(const char* call, int kind, void* dest, const void* value, co
   if (atomic ? size != 4 && size != 8 : size != 1 && size != 2 && size != 4 && size != 8)
     return MORI_FAIL(Status::InvalidUsage, log::kMem, "%s on PE %d: element size %zu is not %s", call, me, size,
                      atomic ? "4 or 8" : "1, 2, 4 or 8");
-  if (kind >= mori::shmem::kAmoCount)
-    return MORI_FAIL(Status::InvalidUsage, log::kMem,
-                     "%s on PE %d: op %d is not one of MORI_SHMEM_AMO_FETCH (0) .. _XOR (7)", call, me, kind);
   const bool needsOld =
       kind == MORI_SHMEM_AMO_FETCH || kind == MORI_SHMEM_AMO_SWAP || kind == MORI_SHMEM_AMO_COMPARE_SWAP;
   if (atomic && needsOld && !out)
@@ -256,7 +253,7 @@ MORI_API int mori_shmem_host_g(void* value, const void* source, size_t size, int
 MORI_API int mori_shmem_host_atomic(int op, void* dest, const void* value, const void* cond, void* fetched, size_t size,
                                     int pe) {
   const char* call = "mori_shmem_host_atomic";
-  if (op < 0) {
+  if (op < 0 || op >= mori::shmem::kAmoCount) {
     Runtime* r = Runtime::get(call);
     return r ? code(MORI_FAIL(Status::InvalidUsage, log::kMem,
                               "%s on PE %d: op %d is not one of MORI_SHMEM_AMO_FETCH (0) .. _XOR (7)", call,

@@ -296,8 +296,9 @@ int mori_shmem_host_fence(void);
 /* One element from host code: `size` is its bytes (1, 2, 4 or 8; atomics 4 or 8, and dest aligned
  * to it); value, cond and fetched point to one element in host memory. p and the atomics that
  * fetch nothing return once issued (complete at mori_shmem_host_quiet); g returns the value,
- * the fetching atomics the value before the operation (fetched must not be NULL for FETCH, SWAP
- * and COMPARE_SWAP). op: MORI_SHMEM_AMO_*; COMPARE_SWAP stores value where dest equals cond.
+ * an atomic given `fetched` stores there the value before the operation (ADD with fetched is
+ * fetch_add; FETCH, SWAP and COMPARE_SWAP need it). op: MORI_SHMEM_AMO_*; COMPARE_SWAP stores
+ * value where dest equals cond.
  * Atomic against the device API's atomics on the same object. */
 enum mori_shmem_amo_ops {
   MORI_SHMEM_AMO_FETCH = 0,
