@@ -208,7 +208,8 @@ uint64_t loadElement(const void* p, size_t size) {
 Status hostElement(const char* call, int kind, void* dest, const void* value, const void* cond, void* out, size_t size,
                    int pe) {
   Status s;
-  Runtime* r = begin(call, pe, dest, kind == mori::shmem::kElementG ? out : value, &s);
+  const bool g = kind == mori::shmem::kElementG;  // begin() names the local side "dest" for a g
+  Runtime* r = begin(call, pe, g ? out : dest, g ? dest : value, &s);
   if (!r) return s;
   const int me = r->ctx().myPe();
   const bool atomic = kind >= 0;

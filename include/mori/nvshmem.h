@@ -193,12 +193,15 @@ MORI_NVSHMEMI_STREAM_SIZED(128)
  * nvshmem_fence called from host code run mori_shmem_host_* (mori/shmem.h). Where the device API is declared they are
  * host-and-device functions whose device pass is the thread-scope device call (no cost). Errors are logged (the NVSHMEM
  * forms return nothing). */
-// HOST_OR_DEVICE: a call of either pass; _FETCH: one returning a T, the host call writing it to v_.
+// The names NVSHMEM shares between host and device (these, and mori/shmem/compat's collectives):
+// MORI_NVSHMEMI_HOSTDEV declares them; in a body, HOST_OR_DEVICE makes the pass's call,
+// _FETCH returns the pass's T (the host call writing it to v_), DUAL returns the pass's call.
 #if MORI_SHMEM_WITH_DEVICE_API
 #define MORI_NVSHMEMI_HOSTDEV static __host__ __device__ __forceinline__
 #if MORI_DEVICE_COMPILE
 #define MORI_NVSHMEMI_HOST_OR_DEVICE(HOSTCALL, DEVCALL) DEVCALL
 #define MORI_NVSHMEMI_HOST_OR_DEVICE_FETCH(T, HOSTCALL, DEVCALL) return DEVCALL
+#define MORI_NVSHMEMI_DUAL(HOSTCALL, DEVCALL) return DEVCALL
 #endif
 #else
 #define MORI_NVSHMEMI_HOSTDEV static inline
@@ -209,6 +212,7 @@ MORI_NVSHMEMI_STREAM_SIZED(128)
   T v_{};                                                        \
   (void)HOSTCALL;                                                \
   return v_
+#define MORI_NVSHMEMI_DUAL(HOSTCALL, DEVCALL) return HOSTCALL
 #endif
 // One name: OP is putmem or getmem, NBI empty or _nbi; DEVCALL is the device pass's call.
 #define MORI_NVSHMEMI_HOST_RMA_ONE(NAME, T, BYTES, OP, NBI, DEVCALL)                       \
@@ -315,9 +319,6 @@ MORI_NVSHMEMI_HOSTDEV void nvshmem_fence(void) {
 #undef MORI_NVSHMEMI_HOST_RMA_BYTES
 #undef MORI_NVSHMEMI_HOST_RMA_TYPED
 #undef MORI_NVSHMEMI_HOST_RMA_ONE
-#undef MORI_NVSHMEMI_HOST_OR_DEVICE_FETCH
-#undef MORI_NVSHMEMI_HOST_OR_DEVICE
-#undef MORI_NVSHMEMI_HOSTDEV
 
 /* Collectives on a stream (host code of every compiler): nvshmemx_<T>_broadcast / fcollect /
  * alltoall_on_stream, nvshmemx_<T>_<op>_reduce / reducescatter_on_stream (half and bfloat16 where

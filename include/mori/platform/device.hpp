@@ -24,6 +24,11 @@
 #endif
 #endif
 
+// The HIP headers' platform macro, for host compilers too: this package's platform.
+#if MORI_PLATFORM_AMD && !defined(__HIP_PLATFORM_AMD__)
+#define __HIP_PLATFORM_AMD__ 1
+#endif
+
 #if MORI_GPU_COMPILER && MORI_PLATFORM_AMD
 #include <hip/hip_runtime.h>  // the device qualifiers and builtins every GPU header uses
 #endif

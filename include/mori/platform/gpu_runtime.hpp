@@ -4,10 +4,7 @@
 
 #include "mori/platform/device.hpp"
 
-#if MORI_PLATFORM_AMD
-#ifndef __HIP_PLATFORM_AMD__
-#define __HIP_PLATFORM_AMD__ 1
-#endif
+#if MORI_PLATFORM_AMD  // __HIP_PLATFORM_AMD__: mori/platform/device.hpp
 #if MORI_GPU_COMPILER
 #include <hip/hip_runtime.h>
 #else

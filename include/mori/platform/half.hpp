@@ -17,9 +17,6 @@ using bfloat16 = __nv_bfloat16;
 }  // namespace mori::gpu
 #define MORI_GPU_HALF_TYPES 1
 #elif MORI_PLATFORM_AMD && __has_include(<hip/hip_fp16.h>)
-#ifndef __HIP_PLATFORM_AMD__
-#define __HIP_PLATFORM_AMD__ 1  // this package's platform (as mori/platform/gpu_runtime.hpp)
-#endif
 #include <hip/hip_bfloat16.h>
 #include <hip/hip_fp16.h>
 namespace mori::gpu {

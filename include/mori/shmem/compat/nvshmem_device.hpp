@@ -5,14 +5,8 @@
 #pragma once
 
 #define MORI_NVSHMEMI_DEV static __device__ __forceinline__
-#define MORI_NVSHMEMI_HD_INLINE static __host__ __device__ __forceinline__
-
-// Host-and-device: the host form when compiling for the host, the device thread form otherwise.
-#if MORI_DEVICE_COMPILE
-#define MORI_NVSHMEMI_DUAL(HOSTCALL, DEVCALL) return DEVCALL
-#else
-#define MORI_NVSHMEMI_DUAL(HOSTCALL, DEVCALL) return HOSTCALL
-#endif
+// Host-and-device names: MORI_NVSHMEMI_HOSTDEV and the pass's call (MORI_NVSHMEMI_DUAL,
+// MORI_NVSHMEMI_HOST_OR_DEVICE) from mori/nvshmem.h.
 
 /* ---- RMA, bytes (nvshmem_putmem / getmem [_nbi]: host-and-device, in mori/nvshmem.h) ---------- */
 #define nvshmem_putmem_signal mori_shmem_putmem_signal_thread
@@ -38,19 +32,11 @@
 #define nvshmemx_barrier_all_block mori_shmem_barrier_all_block
 #define nvshmemx_sync_all_warp mori_shmem_sync_all_warp
 #define nvshmemx_sync_all_block mori_shmem_sync_all_block
-MORI_NVSHMEMI_HD_INLINE void nvshmem_barrier_all() {
-#if MORI_DEVICE_COMPILE
-  mori_shmem_barrier_all_thread();
-#else
-  (void)mori_shmem_barrier_all();
-#endif
+MORI_NVSHMEMI_HOSTDEV void nvshmem_barrier_all() {
+  MORI_NVSHMEMI_HOST_OR_DEVICE(mori_shmem_barrier_all(), mori_shmem_barrier_all_thread());
 }
-MORI_NVSHMEMI_HD_INLINE void nvshmem_sync_all() {
-#if MORI_DEVICE_COMPILE
-  mori_shmem_sync_all_thread();
-#else
-  (void)mori_shmem_team_sync(MORI_SHMEM_TEAM_WORLD);
-#endif
+MORI_NVSHMEMI_HOSTDEV void nvshmem_sync_all() {
+  MORI_NVSHMEMI_HOST_OR_DEVICE(mori_shmem_team_sync(MORI_SHMEM_TEAM_WORLD), mori_shmem_sync_all_thread());
 }
 
 /* ---- typed RMA ------------------------------------------------------------------------------- */
@@ -193,43 +179,43 @@ MORI_SHMEM_SYNC_TYPES(MORI_NVSHMEMI_SYNC)
 #define nvshmemx_barrier_block mori_shmem_barrier_block
 #define nvshmemx_team_sync_warp mori_shmem_team_sync_warp
 #define nvshmemx_team_sync_block mori_shmem_team_sync_block
-MORI_NVSHMEMI_HD_INLINE int nvshmem_barrier(nvshmem_team_t team) {
+MORI_NVSHMEMI_HOSTDEV int nvshmem_barrier(nvshmem_team_t team) {
   MORI_NVSHMEMI_DUAL(mori_shmem_barrier(team), mori_shmem_barrier_thread(team));
 }
-MORI_NVSHMEMI_HD_INLINE int nvshmem_team_sync(nvshmem_team_t team) {
+MORI_NVSHMEMI_HOSTDEV int nvshmem_team_sync(nvshmem_team_t team) {
   MORI_NVSHMEMI_DUAL(mori_shmem_team_sync(team), mori_shmem_team_sync_thread(team));
 }
 
-#define MORI_NVSHMEMI_COLL(NAME, T)                                                                                   \
-  MORI_NVSHMEMI_HD_INLINE int nvshmem_##NAME##_broadcast(nvshmem_team_t team, T* d, const T* s, size_t n, int root) { \
-    MORI_NVSHMEMI_DUAL(mori_shmem_##NAME##_broadcast(team, d, s, n, root),                                            \
-                       mori_shmem_##NAME##_broadcast_thread(team, d, s, n, root));                                    \
-  }                                                                                                                   \
-  MORI_NVSHMEMI_HD_INLINE int nvshmem_##NAME##_fcollect(nvshmem_team_t team, T* d, const T* s, size_t n) {            \
-    MORI_NVSHMEMI_DUAL(mori_shmem_##NAME##_fcollect(team, d, s, n),                                                   \
-                       mori_shmem_##NAME##_fcollect_thread(team, d, s, n));                                           \
-  }                                                                                                                   \
-  MORI_NVSHMEMI_HD_INLINE int nvshmem_##NAME##_alltoall(nvshmem_team_t team, T* d, const T* s, size_t n) {            \
-    MORI_NVSHMEMI_DUAL(mori_shmem_##NAME##_alltoall(team, d, s, n),                                                   \
-                       mori_shmem_##NAME##_alltoall_thread(team, d, s, n));                                           \
-  }                                                                                                                   \
-  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_broadcast_warp(nvshmem_team_t t, T* d, const T* s, size_t n, int r) {       \
-    return mori_shmem_##NAME##_broadcast_warp(t, d, s, n, r);                                                         \
-  }                                                                                                                   \
-  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_broadcast_block(nvshmem_team_t t, T* d, const T* s, size_t n, int r) {      \
-    return mori_shmem_##NAME##_broadcast_block(t, d, s, n, r);                                                        \
-  }                                                                                                                   \
-  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_fcollect_warp(nvshmem_team_t t, T* d, const T* s, size_t n) {               \
-    return mori_shmem_##NAME##_fcollect_warp(t, d, s, n);                                                             \
-  }                                                                                                                   \
-  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_fcollect_block(nvshmem_team_t t, T* d, const T* s, size_t n) {              \
-    return mori_shmem_##NAME##_fcollect_block(t, d, s, n);                                                            \
-  }                                                                                                                   \
-  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_alltoall_warp(nvshmem_team_t t, T* d, const T* s, size_t n) {               \
-    return mori_shmem_##NAME##_alltoall_warp(t, d, s, n);                                                             \
-  }                                                                                                                   \
-  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_alltoall_block(nvshmem_team_t t, T* d, const T* s, size_t n) {              \
-    return mori_shmem_##NAME##_alltoall_block(t, d, s, n);                                                            \
+#define MORI_NVSHMEMI_COLL(NAME, T)                                                                                 \
+  MORI_NVSHMEMI_HOSTDEV int nvshmem_##NAME##_broadcast(nvshmem_team_t team, T* d, const T* s, size_t n, int root) { \
+    MORI_NVSHMEMI_DUAL(mori_shmem_##NAME##_broadcast(team, d, s, n, root),                                          \
+                       mori_shmem_##NAME##_broadcast_thread(team, d, s, n, root));                                  \
+  }                                                                                                                 \
+  MORI_NVSHMEMI_HOSTDEV int nvshmem_##NAME##_fcollect(nvshmem_team_t team, T* d, const T* s, size_t n) {            \
+    MORI_NVSHMEMI_DUAL(mori_shmem_##NAME##_fcollect(team, d, s, n),                                                 \
+                       mori_shmem_##NAME##_fcollect_thread(team, d, s, n));                                         \
+  }                                                                                                                 \
+  MORI_NVSHMEMI_HOSTDEV int nvshmem_##NAME##_alltoall(nvshmem_team_t team, T* d, const T* s, size_t n) {            \
+    MORI_NVSHMEMI_DUAL(mori_shmem_##NAME##_alltoall(team, d, s, n),                                                 \
+                       mori_shmem_##NAME##_alltoall_thread(team, d, s, n));                                         \
+  }                                                                                                                 \
+  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_broadcast_warp(nvshmem_team_t t, T* d, const T* s, size_t n, int r) {     \
+    return mori_shmem_##NAME##_broadcast_warp(t, d, s, n, r);                                                       \
+  }                                                                                                                 \
+  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_broadcast_block(nvshmem_team_t t, T* d, const T* s, size_t n, int r) {    \
+    return mori_shmem_##NAME##_broadcast_block(t, d, s, n, r);                                                      \
+  }                                                                                                                 \
+  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_fcollect_warp(nvshmem_team_t t, T* d, const T* s, size_t n) {             \
+    return mori_shmem_##NAME##_fcollect_warp(t, d, s, n);                                                           \
+  }                                                                                                                 \
+  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_fcollect_block(nvshmem_team_t t, T* d, const T* s, size_t n) {            \
+    return mori_shmem_##NAME##_fcollect_block(t, d, s, n);                                                          \
+  }                                                                                                                 \
+  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_alltoall_warp(nvshmem_team_t t, T* d, const T* s, size_t n) {             \
+    return mori_shmem_##NAME##_alltoall_warp(t, d, s, n);                                                           \
+  }                                                                                                                 \
+  MORI_NVSHMEMI_DEV int nvshmemx_##NAME##_alltoall_block(nvshmem_team_t t, T* d, const T* s, size_t n) {            \
+    return mori_shmem_##NAME##_alltoall_block(t, d, s, n);                                                          \
   }
 MORI_SHMEM_COLL_TYPES(MORI_NVSHMEMI_COLL)
 MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_COLL)
@@ -237,7 +223,7 @@ MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_COLL)
 
 // KIND: reduce, or reducescatter (source: n_pes pieces of n elements).
 #define MORI_NVSHMEMI_REDUCE_KIND(KIND, NAME, T, DT, OPNAME, OP)                                                    \
-  MORI_NVSHMEMI_HD_INLINE int nvshmem_##NAME##_##OPNAME##_##KIND(nvshmem_team_t team, T* d, const T* s, size_t n) { \
+  MORI_NVSHMEMI_HOSTDEV int nvshmem_##NAME##_##OPNAME##_##KIND(nvshmem_team_t team, T* d, const T* s, size_t n) {   \
     MORI_NVSHMEMI_DUAL(mori_shmem_##NAME##_##OPNAME##_##KIND(team, d, s, n),                                        \
                        mori_shmem_##NAME##_##OPNAME##_##KIND##_thread(team, d, s, n));                              \
   }                                                                                                                 \
