@@ -1,14 +1,15 @@
 // The RMA host code issues (mori/shmem.h): stream-ordered (mori_shmem_*_on_stream) and
 // host-initiated (mori_shmem_host_*: the same operations on the runtime's own stream, waited for
-// by the blocking forms and by mori_shmem_host_quiet; single elements and atomics as one-thread
-// device-API kernels there). Host-side checks, then a copy-engine copy on the peer mapping for P2P
-// peers or a device-API kernel for the others.
+// by the blocking forms and by mori_shmem_host_quiet). Host-side checks, then a copy-engine copy
+// on the peer mapping for P2P peers or a device-API kernel for the others; single elements,
+// atomics, signals and strided RMA are device-API kernels on every transport.
 // The copy engine moved 391-396 GB/s between two H200s against 370 GB/s for SM stores, and it
 // leaves the SMs to the caller's kernels.
 #include <stdint.h>
 #include <string.h>
 
 #include <mutex>
+#include <optional>
 
 #include "mori/shmem.h"
 #include "shmem/c_api.hpp"
@@ -60,8 +61,9 @@ Status resolve(Runtime& r, const char* call, const char* what, const void* p, si
   return Status::Success;
 }
 
-// Common checks: initialised, PE in range, device pointers given.
-Runtime* begin(const char* call, int pe, const void* a, const void* b, Status* s) {
+// Common checks: initialised, PE in range, both addresses given (a and b, named aName and bName).
+Runtime* begin(const char* call, int pe, const void* a, const void* b, Status* s, const char* aName = "dest",
+               const char* bName = "source") {
   Runtime* r = Runtime::get(call);
   if (!r) {
     *s = Status::InvalidUsage;
@@ -74,12 +76,24 @@ Runtime* begin(const char* call, int pe, const void* a, const void* b, Status* s
     return nullptr;
   }
   if (!a || !b) {
-    *s = MORI_FAIL(Status::InvalidUsage, log::kMem, "%s on PE %d: NULL address (dest %p, source %p)", call,
-                   r->ctx().myPe(), a, b);
+    *s = MORI_FAIL(Status::InvalidUsage, log::kMem, "%s on PE %d: NULL address (%s %p, %s %p)", call, r->ctx().myPe(),
+                   aName, a, bName, b);
     return nullptr;
   }
   *s = Status::Success;
   return r;
+}
+
+// A signal word and operation: sig_op valid, sig_addr aligned and symmetric; *peer as resolve's.
+Status checkSignal(Runtime& r, const char* call, uint64_t* sigAddr, int sigOp, int pe, void** peer) {
+  const int me = r.ctx().myPe();
+  if (sigOp < 0 || sigOp >= mori::shmem::kSignalOpCount)
+    return MORI_FAIL(Status::InvalidUsage, log::kMem,
+                     "%s on PE %d: sig_op %d is neither MORI_SHMEM_SIGNAL_SET (0) nor _ADD (1)", call, me, sigOp);
+  if (reinterpret_cast<uintptr_t>(sigAddr) % alignof(uint64_t) != 0)
+    return MORI_FAIL(Status::InvalidUsage, log::kMem, "%s on PE %d: sig_addr %p is not 8-byte aligned", call, me,
+                     static_cast<void*>(sigAddr));
+  return resolve(r, call, "sig_addr", sigAddr, sizeof(uint64_t), pe, peer);
 }
 
 Status putOnStream(const char* call, void* dest, const void* source, size_t bytes, uint64_t* sigAddr, uint64_t signal,
@@ -88,14 +102,8 @@ Status putOnStream(const char* call, void* dest, const void* source, size_t byte
   Runtime* r = begin(call, pe, dest, source, &s);
   if (!r) return s;
   const int me = r->ctx().myPe();
-  if (sigAddr && (sigOp < 0 || sigOp >= mori::shmem::kSignalOpCount))
-    return MORI_FAIL(Status::InvalidUsage, log::kMem,
-                     "%s on PE %d: sig_op %d is neither MORI_SHMEM_SIGNAL_SET (0) nor _ADD (1)", call, me, sigOp);
-  if (reinterpret_cast<uintptr_t>(sigAddr) % alignof(uint64_t) != 0)
-    return MORI_FAIL(Status::InvalidUsage, log::kMem, "%s on PE %d: sig_addr %p is not 8-byte aligned", call, me,
-                     static_cast<void*>(sigAddr));
   void* sigPeer = nullptr;
-  if (sigAddr) MORI_TRY(resolve(*r, call, "sig_addr", sigAddr, sizeof(uint64_t), pe, &sigPeer));
+  if (sigAddr) MORI_TRY(checkSignal(*r, call, sigAddr, sigOp, pe, &sigPeer));
   if (bytes == 0 && !sigAddr) return Status::Success;
   void* peer = nullptr;
   if (bytes) MORI_TRY(resolve(*r, call, "dest", dest, bytes, pe, &peer));
@@ -203,13 +211,14 @@ uint64_t loadElement(const void* p, size_t size) {
   return v;
 }
 
-// One element from host code (mori_shmem_host_p / _g / _atomic): checks, a one-thread kernel on
-// the runtime's stream; `out` (host memory): the fetched element, read back under the result lock.
-Status hostElement(const char* call, int kind, void* dest, const void* value, const void* cond, void* out, size_t size,
-                   int pe) {
+// One element from host code (mori_shmem_host_p / _g / _atomic, mori_shmem_p / _g_on_stream):
+// checks, a one-thread kernel on `stream` (none: the runtime's own); `out` (host memory): the
+// fetched element, read back under the result lock once the stream has run it.
+Status element(const char* call, int kind, void* dest, const void* value, const void* cond, void* out, size_t size,
+               int pe, std::optional<hipStream_t> stream) {
   Status s;
   const bool g = kind == mori::shmem::kElementG;  // begin() names the local side "dest" for a g
-  Runtime* r = begin(call, pe, g ? out : dest, g ? dest : value, &s);
+  Runtime* r = begin(call, pe, g ? out : dest, g ? dest : value, &s, "dest", g ? "source" : "value");
   if (!r) return s;
   const int me = r->ctx().myPe();
   const bool atomic = kind >= 0;
@@ -229,11 +238,16 @@ Status hostElement(const char* call, int kind, void* dest, const void* value, co
   void* unused = nullptr;
   MORI_TRY(resolve(*r, call, "dest", dest, size, pe, &unused));
   MORI_TRY(r->checkPeers(call));
-  const hipStream_t st = r->hostStream();
+  const hipStream_t st = stream ? *stream : r->hostStream();
   const uint64_t v = kind == mori::shmem::kElementG || kind == MORI_SHMEM_AMO_FETCH ? 0 : loadElement(value, size);
   const uint64_t c = kind == MORI_SHMEM_AMO_COMPARE_SWAP ? loadElement(cond, size) : 0;
   const bool fetch = kind == mori::shmem::kElementG || (atomic && out);
   if (!fetch) return r->launch(call, mori::shmem::launchElementKernel, kind, dest, v, c, size, pe, false, nullptr, st);
+  hipStreamCaptureStatus capture = hipStreamCaptureStatusNone;
+  MORI_TRY(r->checkGpu(hipStreamIsCapturing(st, &capture), call));
+  if (capture != hipStreamCaptureStatusNone)
+    return MORI_FAIL(Status::InvalidUsage, log::kMem,
+                     "%s on PE %d: returns a value, so it waits for its stream, which is being captured", call, me);
   std::lock_guard<std::mutex> lock(r->hostResultLock());
   MORI_TRY(r->launch(call, mori::shmem::launchElementKernel, kind, dest, v, c, size, pe, true, r->hostResult(), st));
   MORI_TRY(r->checkGpu(hipMemcpyAsync(out, r->hostResult(), size, hipMemcpyDeviceToHost, st), call));
@@ -243,12 +257,13 @@ Status hostElement(const char* call, int kind, void* dest, const void* value, co
 }  // namespace
 
 MORI_API int mori_shmem_host_p(void* dest, const void* value, size_t size, int pe) {
-  return code(hostElement("mori_shmem_host_p", mori::shmem::kElementP, dest, value, nullptr, nullptr, size, pe));
+  return code(
+      element("mori_shmem_host_p", mori::shmem::kElementP, dest, value, nullptr, nullptr, size, pe, std::nullopt));
 }
 
 MORI_API int mori_shmem_host_g(void* value, const void* source, size_t size, int pe) {
-  return code(hostElement("mori_shmem_host_g", mori::shmem::kElementG, const_cast<void*>(source), nullptr, nullptr,
-                          value, size, pe));
+  return code(element("mori_shmem_host_g", mori::shmem::kElementG, const_cast<void*>(source), nullptr, nullptr, value,
+                      size, pe, std::nullopt));
 }
 
 MORI_API int mori_shmem_host_atomic(int op, void* dest, const void* value, const void* cond, void* fetched, size_t size,
@@ -262,7 +277,127 @@ MORI_API int mori_shmem_host_atomic(int op, void* dest, const void* value, const
              : MORI_SHMEM_ERROR_INVALID_USAGE;
   }
   const void* v = op == MORI_SHMEM_AMO_FETCH ? dest : value;  // FETCH takes no value
-  return code(hostElement(call, op, dest, v, cond, fetched, size, pe));
+  return code(element(call, op, dest, v, cond, fetched, size, pe, std::nullopt));
+}
+
+MORI_API int mori_shmem_p_on_stream(void* dest, const void* value, size_t size, int pe, mori_shmem_stream_t stream) {
+  return code(element("mori_shmem_p_on_stream", mori::shmem::kElementP, dest, value, nullptr, nullptr, size, pe,
+                      toStream(stream)));
+}
+
+MORI_API int mori_shmem_g_on_stream(void* value, const void* source, size_t size, int pe, mori_shmem_stream_t stream) {
+  return code(element("mori_shmem_g_on_stream", mori::shmem::kElementG, const_cast<void*>(source), nullptr, nullptr,
+                      value, size, pe, toStream(stream)));
+}
+
+namespace {
+
+// A signal on `stream` (none: the runtime's own), after the stream's earlier puts (the kernel fences).
+Status signalOnStream(const char* call, uint64_t* sigAddr, uint64_t signal, int sigOp, int pe,
+                      std::optional<hipStream_t> stream) {
+  Status s;
+  Runtime* r = begin(call, pe, sigAddr, sigAddr, &s, "sig_addr", "sig_addr");
+  if (!r) return s;
+  void* peer = nullptr;
+  MORI_TRY(checkSignal(*r, call, sigAddr, sigOp, pe, &peer));
+  MORI_TRY(r->checkPeers(call));
+  return r->launch(call, mori::shmem::launchSignalKernel, sigAddr, signal, sigOp, pe,
+                   stream ? *stream : r->hostStream());
+}
+
+// The bytes that elements 0 .. n-1 (n > 0) of `size` bytes, `stride` elements apart from p, span:
+// [*lo, *lo + *span). False when that range does not fit in the address space.
+bool stridedSpan(const void* p, ptrdiff_t stride, size_t n, size_t size, uintptr_t* lo, size_t* span) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  const size_t step = stride < 0 ? size_t{0} - static_cast<size_t>(stride) : static_cast<size_t>(stride);
+  size_t reach = 0;
+  if (__builtin_mul_overflow(n - 1, step, &reach) || __builtin_mul_overflow(reach, size, &reach)) return false;
+  if (stride < 0 && reach > a) return false;
+  *lo = stride < 0 ? a - reach : a;
+  return !__builtin_add_overflow(reach, size, span) && *lo + *span - 1 >= *lo;
+}
+
+// The local side of a strided kernel's accesses: symmetric, or memory the GPU reaches (device,
+// managed, registered host memory), checked at both ends of [lo, lo + span).
+Status checkLocal(Runtime& r, const char* call, const char* what, uintptr_t lo, size_t span) {
+  const int me = r.ctx().myPe();
+  for (const uintptr_t a : {lo, lo + span - 1}) {
+    const void* p = reinterpret_cast<const void*>(a);
+    if (r.mem().peerPointer(p, me) == p) continue;
+    hipPointerAttribute_t attr{};
+    const hipError_t e = hipPointerGetAttributes(&attr, p);
+    if (e != hipSuccess) (void)hipGetLastError();  // unregistered host memory (HIP): not an error of ours
+    if (e != hipSuccess || attr.devicePointer == nullptr)
+      return MORI_FAIL(Status::InvalidUsage, log::kMem,
+                       "%s on PE %d: %s's byte %p (of %zu bytes at %p) is not memory the GPU reaches (device, managed "
+                       "or registered host memory)",
+                       call, me, what, p, span, reinterpret_cast<const void*>(lo));
+  }
+  return Status::Success;
+}
+
+// Strided put (get) of `n` elements on `stream` (none: the runtime's own, waited for).
+Status stridedRma(const char* call, bool put, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t n,
+                  size_t size, int pe, std::optional<hipStream_t> stream) {
+  Status s;
+  Runtime* r = begin(call, pe, dest, source, &s);
+  if (!r) return s;
+  const int me = r->ctx().myPe();
+  if (size != 1 && size != 2 && size != 4 && size != 8)
+    return MORI_FAIL(Status::InvalidUsage, log::kMem, "%s on PE %d: element size %zu is not 1, 2, 4 or 8", call, me,
+                     size);
+  if (reinterpret_cast<uintptr_t>(dest) % size != 0 || reinterpret_cast<uintptr_t>(source) % size != 0)
+    return MORI_FAIL(Status::InvalidUsage, log::kMem,
+                     "%s on PE %d: dest %p and source %p must be aligned to their %zu-byte elements", call, me, dest,
+                     source, size);
+  if (n == 0) return Status::Success;
+  uintptr_t dLo = 0, sLo = 0;
+  size_t dSpan = 0, sSpan = 0;
+  if (!stridedSpan(dest, dst, n, size, &dLo, &dSpan) || !stridedSpan(source, sst, n, size, &sLo, &sSpan))
+    return MORI_FAIL(Status::InvalidUsage, log::kMem,
+                     "%s on PE %d: %zu elements at strides %td (dest %p) and %td (source %p) overrun the address space",
+                     call, me, n, dst, dest, sst, source);
+  const char* remote = put ? "dest" : "source";
+  void* unused = nullptr;
+  MORI_TRY(resolve(*r, call, remote, reinterpret_cast<const void*>(put ? dLo : sLo), put ? dSpan : sSpan, pe, &unused));
+  MORI_TRY(put ? checkLocal(*r, call, "source", sLo, sSpan) : checkLocal(*r, call, "dest", dLo, dSpan));
+  MORI_TRY(r->checkPeers(call));
+  const hipStream_t st = stream ? *stream : r->hostStream();
+  MORI_TRY(r->launch(call, mori::shmem::launchStridedKernel, put, dest, source, dst, sst, n, size, pe, st));
+  return stream ? Status::Success : r->checkGpu(hipStreamSynchronize(st), call);
+}
+
+}  // namespace
+
+MORI_API int mori_shmem_signal_op_on_stream(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe,
+                                            mori_shmem_stream_t stream) {
+  return code(signalOnStream("mori_shmem_signal_op_on_stream", sig_addr, signal, sig_op, pe, toStream(stream)));
+}
+
+MORI_API int mori_shmem_host_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+  return code(signalOnStream("mori_shmem_host_signal_op", sig_addr, signal, sig_op, pe, std::nullopt));
+}
+
+MORI_API int mori_shmem_iput_on_stream(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                                       size_t elem_size, int pe, mori_shmem_stream_t stream) {
+  return code(
+      stridedRma("mori_shmem_iput_on_stream", true, dest, source, dst, sst, nelems, elem_size, pe, toStream(stream)));
+}
+
+MORI_API int mori_shmem_iget_on_stream(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                                       size_t elem_size, int pe, mori_shmem_stream_t stream) {
+  return code(
+      stridedRma("mori_shmem_iget_on_stream", false, dest, source, dst, sst, nelems, elem_size, pe, toStream(stream)));
+}
+
+MORI_API int mori_shmem_host_iput(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                                  size_t elem_size, int pe) {
+  return code(stridedRma("mori_shmem_host_iput", true, dest, source, dst, sst, nelems, elem_size, pe, std::nullopt));
+}
+
+MORI_API int mori_shmem_host_iget(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                                  size_t elem_size, int pe) {
+  return code(stridedRma("mori_shmem_host_iget", false, dest, source, dst, sst, nelems, elem_size, pe, std::nullopt));
 }
 
 MORI_API int mori_shmem_signal_wait_until_on_stream(uint64_t* sig_addr, int cmp, uint64_t cmp_value,

@@ -40,6 +40,23 @@ __global__ void signalWaitKernel(uint64_t* sigAddr, int cmp, uint64_t cmpValue) 
 }
 
 template <typename T>
+__global__ void stridedKernel(bool put, T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {
+  namespace impl = ::mori::shmem::impl;
+  if (put)
+    impl::strided<impl::BlockScope, true>(impl::states(), dest, source, dst, sst, n, pe, 0);
+  else
+    impl::strided<impl::BlockScope, false>(impl::states(), dest, source, dst, sst, n, pe, 0);
+}
+
+template <typename T>
+hipError_t launchStrided(bool put, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe,
+                         hipStream_t stream) {
+  stridedKernel<T>
+      <<<1, kThreads, 0, stream>>>(put, static_cast<T*>(dest), static_cast<const T*>(source), dst, sst, n, pe);
+  return hipGetLastError();
+}
+
+template <typename T>
 __device__ void element(int kind, T* dest, uint64_t value, uint64_t cond, int pe, bool fetch, uint64_t* result) {
   namespace impl = ::mori::shmem::impl;
   if (kind == kElementP) {
@@ -79,6 +96,16 @@ hipError_t launchElementKernel(int kind, void* dest, uint64_t value, uint64_t co
                                uint64_t* result, hipStream_t stream) {
   elementKernel<<<1, 1, 0, stream>>>(kind, dest, value, cond, static_cast<int>(size), pe, fetch, result);
   return hipGetLastError();
+}
+
+hipError_t launchStridedKernel(bool put, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t n,
+                               size_t size, int pe, hipStream_t stream) {
+  switch (size) {
+    case 1: return launchStrided<uint8_t>(put, dest, source, dst, sst, n, pe, stream);
+    case 2: return launchStrided<uint16_t>(put, dest, source, dst, sst, n, pe, stream);
+    case 4: return launchStrided<uint32_t>(put, dest, source, dst, sst, n, pe, stream);
+    default: return launchStrided<uint64_t>(put, dest, source, dst, sst, n, pe, stream);
+  }
 }
 
 hipError_t launchPutKernel(void* dest, const void* source, size_t bytes, int pe, hipStream_t stream) {

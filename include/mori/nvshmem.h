@@ -16,8 +16,12 @@
  *   nvshmemx_putmem_signal[_nbi]_on_stream, their typed (nvshmemx_<T>_put_on_stream, ...) and
  *   sized (nvshmemx_put32_on_stream, ...) forms (the _nbi ones complete as the blocking ones),
  *   host-initiated nvshmem_putmem / getmem [_nbi], nvshmem_<T>_put / get [_nbi],
- *   nvshmem_put<BITS> / get<BITS> [_nbi], nvshmem_<T>_p / _g, nvshmem_<T>_atomic_* (integer
- *   types), nvshmem_quiet and nvshmem_fence (below),
+ *   nvshmem_put<BITS> / get<BITS> [_nbi], nvshmem_<T>_iput / iget, nvshmem_iput<BITS> /
+ *   iget<BITS> (8-64), nvshmem_<T>_p / _g, nvshmem_<T>_atomic_* (integer types), nvshmemx_signal_op,
+ *   nvshmem_signal_fetch, nvshmem_quiet and nvshmem_fence (below); on a stream
+ *   nvshmemx_<T>_p / _g / iput / iget_on_stream, nvshmemx_iput<BITS> / iget<BITS>_on_stream (8-64),
+ *   nvshmemx_signal_op_on_stream; nvshmem_info_get_version / _name (NVSHMEM_MAJOR_VERSION,
+ *   _MINOR_VERSION, _VENDOR_STRING, _MAX_NAME_LEN),
  *   nvshmemx_signal_wait_until_on_stream, nvshmemx_collective_launch and
  *   nvshmemx_collective_launch_query_gridsize (GPU compilers; with PEs sharing a GPU the largest
  *   grid is their share of it: mori/shmem.h); teams: nvshmem_team_split_strided, _split_2d,
@@ -44,8 +48,8 @@
  *   NVSHMEMX_SUCCESS and NVSHMEMX_ERROR_* (below).
  * Also nvshmemx_init_status (NVSHMEM's status values; mori reports NOT_INITIALIZED or
  *   IS_INITIALIZED: PEs sharing a GPU lose no feature here, so neither _MPG status applies).
- * Not covered: from host code, put-with-signal, signal_op / signal_fetch and strided RMA (device
- * functions here: a host call fails to compile); contexts; buffer registration.
+ * Not covered: 128-bit strided RMA (iput128 / iget128, device and host); contexts; buffer
+ * registration; nvshmem_global_exit.
  * Differences: host calls that return void in NVSHMEM return mori's status (ignorable);
  * NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE have mori's values (2 and 1), and so do
  * NVSHMEM_CMP_* (GE 3 and LE 5, where NVSHMEM has LE 3 and GE 5) and NVSHMEM_SIGNAL_SET / _ADD
@@ -102,6 +106,17 @@ typedef enum {
   NVSHMEM_STATUS_INVALID = INT_MAX
 } nvshmemx_init_status_t;
 
+/* nvshmem_info_get_version / _name: NVSHMEM's OpenSHMEM version (1.3), so that code that checks it
+ * behaves as under NVSHMEM; the name is mori-shmem's. */
+#define NVSHMEM_MAJOR_VERSION 1
+#define NVSHMEM_MINOR_VERSION 3
+#define NVSHMEM_MAX_NAME_LEN 256
+#define MORI_NVSHMEMI_STR2(X) #X
+#define MORI_NVSHMEMI_STR(X) MORI_NVSHMEMI_STR2(X)
+#define NVSHMEM_VENDOR_STRING                                                      \
+  "mori-shmem " MORI_NVSHMEMI_STR(MORI_SHMEM_VERSION_MAJOR) "." MORI_NVSHMEMI_STR( \
+      MORI_SHMEM_VERSION_MINOR) "." MORI_NVSHMEMI_STR(MORI_SHMEM_VERSION_PATCH)
+
 /* ---- host ----------------------------------------------------------------------------------- */
 static inline int nvshmemx_init_status(void) {
   return mori_shmem_initialized() ? NVSHMEM_STATUS_IS_INITIALIZED : NVSHMEM_STATUS_NOT_INITIALIZED;
@@ -138,6 +153,7 @@ static inline int nvshmemx_sync_all_on_stream(mori_shmem_stream_t stream) {
 #define nvshmemx_getmem_nbi_on_stream mori_shmem_getmem_on_stream
 #define nvshmemx_putmem_signal_nbi_on_stream mori_shmem_putmem_signal_on_stream
 #define nvshmemx_signal_wait_until_on_stream mori_shmem_signal_wait_until_on_stream
+#define nvshmemx_signal_op_on_stream mori_shmem_signal_op_on_stream
 #define nvshmem_team_split_strided mori_shmem_team_split_strided
 #define nvshmem_team_split_2d mori_shmem_team_split_2d
 #define nvshmem_team_destroy mori_shmem_team_destroy
@@ -173,8 +189,30 @@ static inline int nvshmemx_sync_all_on_stream(mori_shmem_stream_t stream) {
       T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe, mori_shmem_stream_t st) {                 \
     return mori_shmem_putmem_signal_on_stream(d, s, n * (BYTES), sig, v, op, pe, st);                                  \
   }
-#define MORI_NVSHMEMI_STREAM_TYPED(NAME, T) MORI_NVSHMEMI_STREAM_RMA(NAME##_, , T, sizeof(T))
+// Strided: nvshmemx_<T>_iput / iget_on_stream, nvshmemx_iput<BITS> / iget<BITS>_on_stream (8-64).
+#define MORI_NVSHMEMI_STREAM_STRIDED(PRE, MID, T, BYTES)                                                            \
+  static inline int nvshmemx_##PRE##iput##MID##_on_stream(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, \
+                                                          int pe, mori_shmem_stream_t st) {                         \
+    return mori_shmem_iput_on_stream(d, s, dst, sst, n, BYTES, pe, st);                                             \
+  }                                                                                                                 \
+  static inline int nvshmemx_##PRE##iget##MID##_on_stream(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, \
+                                                          int pe, mori_shmem_stream_t st) {                         \
+    return mori_shmem_iget_on_stream(d, s, dst, sst, n, BYTES, pe, st);                                             \
+  }
+// nvshmemx_<T>_p / _g_on_stream (g waits for the stream and returns the element; 0 on error, logged).
+#define MORI_NVSHMEMI_STREAM_TYPED(NAME, T)                                                          \
+  MORI_NVSHMEMI_STREAM_RMA(NAME##_, , T, sizeof(T))                                                  \
+  MORI_NVSHMEMI_STREAM_STRIDED(NAME##_, , T, sizeof(T))                                              \
+  static inline int nvshmemx_##NAME##_p_on_stream(T* d, const T v, int pe, mori_shmem_stream_t st) { \
+    return mori_shmem_p_on_stream(d, &v, sizeof(T), pe, st);                                         \
+  }                                                                                                  \
+  static inline T nvshmemx_##NAME##_g_on_stream(const T* s, int pe, mori_shmem_stream_t st) {        \
+    T v{};                                                                                           \
+    (void)mori_shmem_g_on_stream(&v, s, sizeof(T), pe, st);                                          \
+    return v;                                                                                        \
+  }
 #define MORI_NVSHMEMI_STREAM_SIZED(BITS) MORI_NVSHMEMI_STREAM_RMA(, BITS, void, (BITS) / 8)
+#define MORI_NVSHMEMI_STREAM_SIZED_STRIDED(BITS) MORI_NVSHMEMI_STREAM_STRIDED(, BITS, void, (BITS) / 8)
 MORI_SHMEM_RMA_TYPES(MORI_NVSHMEMI_STREAM_TYPED)
 #if MORI_SHMEM_HAS_HALF_TYPES
 MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_STREAM_TYPED)
@@ -184,8 +222,14 @@ MORI_NVSHMEMI_STREAM_SIZED(16)
 MORI_NVSHMEMI_STREAM_SIZED(32)
 MORI_NVSHMEMI_STREAM_SIZED(64)
 MORI_NVSHMEMI_STREAM_SIZED(128)
+MORI_NVSHMEMI_STREAM_SIZED_STRIDED(8)
+MORI_NVSHMEMI_STREAM_SIZED_STRIDED(16)
+MORI_NVSHMEMI_STREAM_SIZED_STRIDED(32)
+MORI_NVSHMEMI_STREAM_SIZED_STRIDED(64)
+#undef MORI_NVSHMEMI_STREAM_SIZED_STRIDED
 #undef MORI_NVSHMEMI_STREAM_SIZED
 #undef MORI_NVSHMEMI_STREAM_TYPED
+#undef MORI_NVSHMEMI_STREAM_STRIDED
 #undef MORI_NVSHMEMI_STREAM_RMA
 
 /* Host-initiated RMA and atomics: nvshmem_putmem / getmem [_nbi], nvshmem_<T>_put / get [_nbi],
@@ -235,6 +279,49 @@ MORI_NVSHMEMI_STREAM_SIZED(128)
   MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_get##NAME, void, BYTES, getmem, , mori_shmem_getmem_thread(d, s, n*(BYTES), pe)) \
   MORI_NVSHMEMI_HOST_RMA_ONE(nvshmem_get##NAME##_nbi, void, BYTES, getmem, _nbi,                                      \
                              mori_shmem_getmem_nbi_thread(d, s, n*(BYTES), pe))
+// Strided, one name: OP is iput or iget.
+#define MORI_NVSHMEMI_HOST_STRIDED_ONE(NAME, T, BYTES, OP, DEVCALL)                                   \
+  MORI_NVSHMEMI_HOSTDEV void NAME(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) { \
+    MORI_NVSHMEMI_HOST_OR_DEVICE(mori_shmem_host_##OP(d, s, dst, sst, n, BYTES, pe), DEVCALL);        \
+  }
+#define MORI_NVSHMEMI_HOST_STRIDED_TYPED(NAME, T)                                        \
+  MORI_NVSHMEMI_HOST_STRIDED_ONE(nvshmem_##NAME##_iput, T, sizeof(T), iput,              \
+                                 mori_shmem_##NAME##_iput_thread(d, s, dst, sst, n, pe)) \
+  MORI_NVSHMEMI_HOST_STRIDED_ONE(nvshmem_##NAME##_iget, T, sizeof(T), iget,              \
+                                 mori_shmem_##NAME##_iget_thread(d, s, dst, sst, n, pe))
+#define MORI_NVSHMEMI_HOST_STRIDED_SIZED(BITS)                                                                      \
+  MORI_NVSHMEMI_HOST_STRIDED_ONE(                                                                                   \
+      nvshmem_iput##BITS, void, (BITS) / 8, iput,                                                                   \
+      mori_shmem_int##BITS##_iput_thread(static_cast<int##BITS##_t*>(d), static_cast<const int##BITS##_t*>(s), dst, \
+                                         sst, n, pe))                                                               \
+  MORI_NVSHMEMI_HOST_STRIDED_ONE(                                                                                   \
+      nvshmem_iget##BITS, void, (BITS) / 8, iget,                                                                   \
+      mori_shmem_int##BITS##_iget_thread(static_cast<int##BITS##_t*>(d), static_cast<const int##BITS##_t*>(s), dst, \
+                                         sst, n, pe))
+MORI_SHMEM_RMA_TYPES(MORI_NVSHMEMI_HOST_STRIDED_TYPED)
+#if MORI_SHMEM_HAS_HALF_TYPES
+MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_HOST_STRIDED_TYPED)
+#endif
+MORI_NVSHMEMI_HOST_STRIDED_SIZED(8)
+MORI_NVSHMEMI_HOST_STRIDED_SIZED(16)
+MORI_NVSHMEMI_HOST_STRIDED_SIZED(32)
+MORI_NVSHMEMI_HOST_STRIDED_SIZED(64)
+#undef MORI_NVSHMEMI_HOST_STRIDED_SIZED
+#undef MORI_NVSHMEMI_HOST_STRIDED_TYPED
+#undef MORI_NVSHMEMI_HOST_STRIDED_ONE
+
+// Signals: the host's signal_op is mori_shmem_host_signal_op, its signal_fetch an atomic fetch of
+// this PE's word.
+MORI_NVSHMEMI_HOSTDEV void nvshmemx_signal_op(uint64_t* sig, uint64_t v, int op, int pe) {
+  MORI_NVSHMEMI_HOST_OR_DEVICE(mori_shmem_host_signal_op(sig, v, op, pe), mori_shmem_signal_op(sig, v, op, pe));
+}
+MORI_NVSHMEMI_HOSTDEV uint64_t nvshmem_signal_fetch(uint64_t* sig) {
+  MORI_NVSHMEMI_HOST_OR_DEVICE_FETCH(
+      uint64_t,
+      mori_shmem_host_atomic(MORI_SHMEM_AMO_FETCH, sig, NULL, NULL, &v_, sizeof(uint64_t), mori_shmem_my_pe()),
+      mori_shmem_signal_fetch(sig));
+}
+
 MORI_NVSHMEMI_HOST_RMA_BYTES(mem, 1)
 MORI_NVSHMEMI_HOST_RMA_BYTES(8, 1)
 MORI_NVSHMEMI_HOST_RMA_BYTES(16, 2)
@@ -309,6 +396,17 @@ static inline int mori_nvshmemi_host_atomic_one(int op, void* d, void* fetched, 
 MORI_SHMEM_AMO_TYPES(MORI_NVSHMEMI_HOST_AMO)
 #undef MORI_NVSHMEMI_HOST_AMO
 #undef MORI_NVSHMEMI_HOST_AMO_OP
+
+MORI_NVSHMEMI_HOSTDEV void nvshmem_info_get_version(int* major, int* minor) {
+  *major = NVSHMEM_MAJOR_VERSION;
+  *minor = NVSHMEM_MINOR_VERSION;
+}
+MORI_NVSHMEMI_HOSTDEV void nvshmem_info_get_name(char* name) {
+  const char* v = NVSHMEM_VENDOR_STRING;
+  int i = 0;
+  for (; i < NVSHMEM_MAX_NAME_LEN - 1 && v[i] != '\0'; ++i) name[i] = v[i];
+  name[i] = '\0';
+}
 
 MORI_NVSHMEMI_HOSTDEV void nvshmem_quiet(void) {
   MORI_NVSHMEMI_HOST_OR_DEVICE(mori_shmem_host_quiet(), mori_shmem_quiet());
@@ -402,15 +500,11 @@ MORI_NVSHMEM_UNSUPPORTED(nvshmem_team_create_ctx)
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_ctx_get_team)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_buffer_register)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_buffer_unregister)
-MORI_NVSHMEM_UNSUPPORTED(nvshmemx_signal_op_on_stream)
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_iput128)
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_iget128)
-MORI_NVSHMEM_UNSUPPORTED(nvshmemx_int_iput_on_stream)
-MORI_NVSHMEM_UNSUPPORTED(nvshmemx_int_iget_on_stream)
-MORI_NVSHMEM_UNSUPPORTED(nvshmemx_int_p_on_stream)
-MORI_NVSHMEM_UNSUPPORTED(nvshmemx_int_g_on_stream)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_iput128_on_stream)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_iget128_on_stream)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_hostlib_init_attr)
-MORI_NVSHMEM_UNSUPPORTED(nvshmem_info_get_version)
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_global_exit)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_mc_ptr)
 #undef MORI_NVSHMEM_UNSUPPORTED

@@ -313,6 +313,41 @@ enum mori_shmem_amo_ops {
 int mori_shmem_host_p(void* dest, const void* value, size_t size, int pe);
 int mori_shmem_host_g(void* value, const void* source, size_t size, int pe);
 int mori_shmem_host_atomic(int op, void* dest, const void* value, const void* cond, void* fetched, size_t size, int pe);
+/* A signal from host code (NVSHMEM's host nvshmemx_signal_op): pe's symmetric sig_addr updated with
+ * `signal` by sig_op (MORI_SHMEM_SIGNAL_SET / _ADD), atomically against the device API's signal
+ * calls; returns once issued (complete at mori_shmem_host_quiet). Unordered with earlier puts, as
+ * the device call: mori_shmem_host_fence first where the order matters. */
+int mori_shmem_host_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+
+/* ---- single elements, signals and strided RMA on a stream -------------------------------- */
+/* The stream-ordered forms of the calls above (NVSHMEM's nvshmemx_<T>_p / _g / iput / iget /
+ * signal_op _on_stream), with their checks; each enqueues one kernel on `stream`.
+ * p: `value` (size bytes: 1, 2, 4 or 8, dest aligned to it) is read when the call is made.
+ * g: returns once the stream has run it, with the element in *value: it waits for the stream (not
+ *   while the stream is being captured: INVALID_USAGE), and so for the work before it.
+ * signal_op: pe's sig_addr updated after every earlier put on the stream is delivered (the kernel
+ *   fences first).
+ * iput / iget (OpenSHMEM's strided put / get): element i (elem_size bytes: 1, 2, 4 or 8) of
+ *   source at source + i * sst * elem_size goes to dest + i * dst * elem_size, i < nelems (strides
+ *   in elements, of any sign). The remote side (iput's dest, iget's source) must lie, every element
+ *   of it, in one symmetric region; the local side may be any memory the GPU reaches (device,
+ *   managed or registered host memory), with every transport: each element travels inline (one
+ *   load or store on a P2P peer, one inline write or read on the others). nelems == 0 enqueues
+ *   nothing. Completion as for putmem / getmem_on_stream. */
+int mori_shmem_p_on_stream(void* dest, const void* value, size_t size, int pe, mori_shmem_stream_t stream);
+int mori_shmem_g_on_stream(void* value, const void* source, size_t size, int pe, mori_shmem_stream_t stream);
+int mori_shmem_signal_op_on_stream(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, mori_shmem_stream_t stream);
+int mori_shmem_iput_on_stream(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                              size_t elem_size, int pe, mori_shmem_stream_t stream);
+int mori_shmem_iget_on_stream(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                              size_t elem_size, int pe, mori_shmem_stream_t stream);
+/* Strided RMA from host code: the stream form on the runtime's stream, returning once it is
+ * complete (iput: the source may be reused, the data delivered by mori_shmem_host_quiet; iget:
+ * dest holds the data). */
+int mori_shmem_host_iput(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem_size,
+                         int pe);
+int mori_shmem_host_iget(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem_size,
+                         int pe);
 
 /* mori_shmem_free that reports its status, for bindings that raise on failure: collective;
  * MORI_SHMEM_ERROR_REMOTE (nothing freed) when the PEs did not all free the same object,

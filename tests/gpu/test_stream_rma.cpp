@@ -10,6 +10,11 @@
 //    mori_shmem_host_quiet, random data of every size above; their bad inputs fail the same way
 //  - host-initiated single elements and atomics: p / g of every size, every atomic op at 4 and 8
 //    bytes from every PE on one counter (the sum of everyone's adds exact), bad sizes, ops, alignment
+//  - strided RMA (iput / iget) on a stream and from host code: every element size, strides of
+//    both signs, local sides in hipMalloc memory, each dest span checked byte for byte with margins
+//  - p / g / signal_op on a stream (the element seen after the signal's wait), the host's
+//    signal_op, a g refused on a stream being captured; bad strides, sizes and local sides refused
+#include <stdint.h>
 #include <string.h>
 
 #include <vector>
@@ -352,6 +357,146 @@ TEST_F(StreamRma, HostInitiatedElementsAndAtomics) {
   mori_shmem_free(slots);
 }
 
+// One strided case: n elements of `size` bytes, strides dst / sst (elements, any sign but 0).
+struct Strided {
+  size_t size, n;
+  ptrdiff_t dst, sst;
+};
+
+size_t spanOf(const Strided& c, ptrdiff_t stride) {
+  return (c.n - 1) * static_cast<size_t>(stride < 0 ? -stride : stride) * c.size + c.size;
+}
+// Where element 0 lies from the start of its span (at the end for a negative stride).
+size_t firstOf(const Strided& c, ptrdiff_t stride) { return stride < 0 ? spanOf(c, stride) - c.size : 0; }
+
+// The bytes a strided copy of c leaves in a zeroed dest span of dSpan + 2 * kMargin bytes: element
+// i from the source span filled with pattern(seed, srcPe), nothing else.
+constexpr size_t kMargin = 64;
+std::vector<uint8_t> expectStrided(const Strided& c, uint64_t seed, int srcPe) {
+  std::vector<uint8_t> want(spanOf(c, c.dst) + 2 * kMargin, 0);
+  for (size_t i = 0; i < c.n; ++i)
+    for (size_t b = 0; b < c.size; ++b) {
+      const ptrdiff_t d = static_cast<ptrdiff_t>(kMargin + firstOf(c, c.dst)) +
+                          static_cast<ptrdiff_t>(i) * c.dst * static_cast<ptrdiff_t>(c.size);
+      const ptrdiff_t s = static_cast<ptrdiff_t>(firstOf(c, c.sst)) +
+                          static_cast<ptrdiff_t>(i) * c.sst * static_cast<ptrdiff_t>(c.size);
+      want[static_cast<size_t>(d) + b] = patternByte(seed, srcPe, static_cast<uint64_t>(s) + b);
+    }
+  return want;
+}
+
+// Strided put and get of random data, every element size, positive and negative strides, on a
+// stream and from host code; iput from and iget into plain hipMalloc memory too (the local side
+// may be any device memory). Each PE checks its dest span byte for byte, margins included.
+TEST_F(StreamRma, StridedOnStreamAndFromHost) {
+  const Strided cases[] = {{1, 1, 1, 1},     {1, 4099, 3, 2},  {2, 33, 1, -5}, {4, 4099, 2, 7},
+                           {8, 1000, -3, 1}, {8, 33, 17, -17}, {4, 1, -1, 1},  {2, 4099, -2, -3}};
+  const size_t maxSpan = 17 * 33 * 8 + 4099 * 7 * 4 + 2 * kMargin;
+  auto* src = static_cast<uint8_t*>(mori_shmem_malloc(maxSpan));
+  auto* dst = static_cast<uint8_t*>(mori_shmem_malloc(maxSpan));
+  ASSERT_TRUE(src && dst);
+  uint8_t* plain = nullptr;
+  HIP_OK(hipMalloc(&plain, maxSpan));
+  std::vector<uint8_t> got(maxSpan);
+  uint64_t seed = 12000;
+  int idx = 0;
+  for (const Strided& c : cases) {
+    for (int form = 0; form < 4; ++form) {  // 0 iput on a stream, 1 iput from host, 2 iget on a stream, 3 from host
+      const bool put = form < 2, host = form % 2 == 1;
+      const bool fromPlain = idx++ % 3 == 0;  // the local side in hipMalloc memory
+      ++seed;
+      const size_t dSpan = spanOf(c, c.dst) + 2 * kMargin, sSpan = spanOf(c, c.sst);
+      uint8_t* sBase = put && fromPlain ? plain : src;
+      uint8_t* dBase = !put && fromPlain ? plain : dst;
+      fill(sBase, sSpan, seed, me);
+      HIP_OK(hipMemset(dBase, 0, dSpan));
+      HIP_OK(hipDeviceSynchronize());
+      ASSERT_EQ(mori_shmem_barrier_all(), 0);
+      uint8_t* d = dBase + kMargin + firstOf(c, c.dst);
+      const uint8_t* sp = sBase + firstOf(c, c.sst);
+      const int peer = put ? right : left;  // iget reads the left neighbour's source
+      int rc = 0;
+      if (put)
+        rc = host ? mori_shmem_host_iput(d, sp, c.dst, c.sst, c.n, c.size, peer)
+                  : mori_shmem_iput_on_stream(d, sp, c.dst, c.sst, c.n, c.size, peer, asStream(stream));
+      else
+        rc = host ? mori_shmem_host_iget(d, sp, c.dst, c.sst, c.n, c.size, peer)
+                  : mori_shmem_iget_on_stream(d, sp, c.dst, c.sst, c.n, c.size, peer, asStream(stream));
+      ASSERT_EQ(rc, 0) << "form " << form << ", size " << c.size << ", n " << c.n;
+      if (put) ASSERT_EQ(host ? mori_shmem_host_quiet() : mori_shmem_quiet_on_stream(asStream(stream)), 0);
+      HIP_OK(hipStreamSynchronize(stream));
+      ASSERT_EQ(mori_shmem_barrier_all(), 0);
+      HIP_OK(hipMemcpy(got.data(), dBase, dSpan, hipMemcpyDeviceToHost));
+      const std::vector<uint8_t> want = expectStrided(c, seed, left);  // put: left put here; get: read from left
+      size_t bad = 0, first = 0;
+      for (size_t i = 0; i < dSpan; ++i)
+        if (got[i] != want[i] && bad++ == 0) first = i;
+      EXPECT_EQ(bad, 0u) << (put ? "iput" : "iget") << (host ? " from host" : " on a stream") << " of " << c.n
+                         << " elements of " << c.size << " bytes, strides " << c.dst << "/" << c.sst
+                         << (fromPlain ? ", local side hipMalloc'ed" : "") << ": first bad byte " << first
+                         << " of the dest span (margin " << kMargin << ")";
+      ASSERT_EQ(mori_shmem_barrier_all(), 0);
+    }
+  }
+  HIP_OK(hipFree(plain));
+  mori_shmem_free(dst);
+  mori_shmem_free(src);
+}
+
+// Single elements and signals on a stream: p of every size and a signal ADD to the right neighbour,
+// which waits for the signal on its stream and finds the element; g of every size back; the host's
+// signal_op; g refusing a stream that is being captured.
+TEST_F(StreamRma, ElementsAndSignalsOnStream) {
+  auto* slots = static_cast<uint64_t*>(mori_shmem_calloc(4, sizeof(uint64_t)));
+  ASSERT_TRUE(slots);
+  uint64_t* sig = slots;
+  ASSERT_EQ(mori_shmem_barrier_all(), 0);
+  const mori_shmem_stream_t s = asStream(stream);
+  uint64_t round = 0;
+  for (size_t size : {size_t{1}, size_t{2}, size_t{4}, size_t{8}}) {
+    const uint64_t mine = 0xa1b2c3d4e5f60718ull ^ (static_cast<uint64_t>(me) << 48) ^ size;
+    const uint64_t fromLeft = 0xa1b2c3d4e5f60718ull ^ (static_cast<uint64_t>(left) << 48) ^ size;
+    uint8_t* dest = reinterpret_cast<uint8_t*>(slots + 1) + (8 - size);
+    ++round;
+    ASSERT_EQ(mori_shmem_p_on_stream(dest, &mine, size, right, s), 0) << size;
+    ASSERT_EQ(mori_shmem_signal_op_on_stream(sig, 1, MORI_SHMEM_SIGNAL_ADD, right, s), 0);
+    ASSERT_EQ(mori_shmem_signal_wait_until_on_stream(sig, MORI_SHMEM_CMP_GE, round, s), 0);
+    uint64_t got = 0, want = 0;
+    ASSERT_EQ(mori_shmem_g_on_stream(&got, dest, size, me, s), 0);  // waits for the stream: the wait passed
+    memcpy(&want, &fromLeft, size);
+    EXPECT_EQ(got, want) << "p_on_stream of " << size << " bytes, seen after the signal";
+    ASSERT_EQ(mori_shmem_barrier_all(), 0);
+    got = 0;
+    ASSERT_EQ(mori_shmem_g_on_stream(&got, dest, size, right, s), 0);
+    memcpy(&want, &mine, size);  // the right neighbour holds what this PE put
+    EXPECT_EQ(got, want) << "g_on_stream of " << size << " bytes";
+    ASSERT_EQ(mori_shmem_barrier_all(), 0);
+  }
+  // The host's signal_op: SET on the right neighbour's word, then every PE ADDs 2 to PE 0's.
+  ASSERT_EQ(mori_shmem_host_signal_op(slots + 2, 40 + static_cast<uint64_t>(me), MORI_SHMEM_SIGNAL_SET, right), 0);
+  ASSERT_EQ(mori_shmem_host_signal_op(slots + 3, 2, MORI_SHMEM_SIGNAL_ADD, 0), 0);
+  ASSERT_EQ(mori_shmem_host_quiet(), 0);
+  ASSERT_EQ(mori_shmem_barrier_all(), 0);
+  uint64_t v = 0;
+  ASSERT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_FETCH, slots + 2, nullptr, nullptr, &v, 8, me), 0);
+  EXPECT_EQ(v, 40u + static_cast<uint64_t>(left));
+  ASSERT_EQ(mori_shmem_host_atomic(MORI_SHMEM_AMO_FETCH, slots + 3, nullptr, nullptr, &v, 8, 0), 0);
+  EXPECT_EQ(v, 2u * static_cast<uint64_t>(n));
+  // g cannot wait for a stream being captured: refused, the capture intact and empty of it.
+  GraphT graph = nullptr;
+  HIP_OK(beginCapture(stream));
+  EXPECT_EQ(mori_shmem_g_on_stream(&v, slots + 1, 8, right, s), MORI_SHMEM_ERROR_INVALID_USAGE);
+  HIP_OK(endCapture(stream, &graph));
+  ASSERT_NE(graph, nullptr);
+#if MORI_PLATFORM_NVIDIA
+  (void)cudaGraphDestroy(graph);
+#else
+  (void)hipGraphDestroy(graph);
+#endif
+  ASSERT_EQ(mori_shmem_barrier_all(), 0);
+  mori_shmem_free(slots);
+}
+
 TEST_F(StreamRma, BadInputsEnqueueNothing) {
   auto* sym = static_cast<uint8_t*>(mori_shmem_malloc(4096));
   auto* sig = static_cast<uint64_t*>(mori_shmem_calloc(2, sizeof(uint64_t)));
@@ -389,6 +534,33 @@ TEST_F(StreamRma, BadInputsEnqueueNothing) {
   EXPECT_EQ(mori_shmem_signal_wait_until_on_stream(sig, -1, 0, s), bad) << "cmp -1";
   EXPECT_EQ(mori_shmem_signal_wait_until_on_stream(reinterpret_cast<uint64_t*>(plain), 0, 0, s), bad)
       << "wait on memory that is not symmetric";
+  // Single elements, signals and strided RMA.
+  uint64_t value = 7;
+  EXPECT_EQ(mori_shmem_p_on_stream(sym, &value, 3, right, s), bad) << "element size 3";
+  EXPECT_EQ(mori_shmem_p_on_stream(sym + 1, &value, 8, right, s), bad) << "element not aligned";
+  EXPECT_EQ(mori_shmem_g_on_stream(&value, plain, 8, right, s), bad) << "g from memory that is not symmetric";
+  EXPECT_EQ(mori_shmem_g_on_stream(&value, sym, 8, n, s), bad) << "g from a PE out of range";
+  EXPECT_EQ(mori_shmem_signal_op_on_stream(sig, 1, 2, right, s), bad) << "signal_op sig_op 2";
+  EXPECT_EQ(mori_shmem_signal_op_on_stream(nullptr, 1, 0, right, s), bad) << "signal_op NULL sig_addr";
+  EXPECT_EQ(mori_shmem_signal_op_on_stream(reinterpret_cast<uint64_t*>(sym + 4), 1, 0, right, s), bad)
+      << "signal_op sig_addr not aligned";
+  EXPECT_EQ(mori_shmem_host_signal_op(reinterpret_cast<uint64_t*>(plain), 1, 0, right), bad)
+      << "host signal_op on memory that is not symmetric";
+  EXPECT_EQ(mori_shmem_iput_on_stream(sym, sym + 64, 1, 1, 4, 3, right, s), bad) << "iput element size 3";
+  EXPECT_EQ(mori_shmem_iput_on_stream(sym + 2, sym + 64, 1, 1, 4, 4, right, s), bad) << "iput dest not aligned";
+  EXPECT_EQ(mori_shmem_iput_on_stream(plain, sym, 1, 1, 4, 4, right, s), bad) << "iput dest not symmetric";
+  EXPECT_EQ(mori_shmem_iget_on_stream(sym, plain, 1, 1, 4, 4, right, s), bad) << "iget source not symmetric";
+  EXPECT_EQ(mori_shmem_iput_on_stream(static_cast<uint8_t*>(heapEnd) - 4, sym, 1, 1, 2, 4, right, s), bad)
+      << "iput's second element past the end of the heap";
+  EXPECT_EQ(mori_shmem_iput_on_stream(sym, sym, -(ptrdiff_t{1} << 38), 1, 2, 4, right, s), bad)
+      << "iput's second element 1 TiB before the heap";
+  EXPECT_EQ(mori_shmem_iput_on_stream(sym, sym, PTRDIFF_MAX, 1, 3, 8, right, s), bad) << "stride overflows";
+  std::vector<uint32_t> hostSide(64, 5);  // pageable host memory: the GPU cannot reach it
+  EXPECT_EQ(mori_shmem_iput_on_stream(sym, hostSide.data(), 1, 1, 4, 4, right, s), bad)
+      << "iput from pageable host memory";
+  EXPECT_EQ(mori_shmem_host_iget(hostSide.data(), sym, 1, 1, 4, 4, right), bad) << "iget into pageable host memory";
+  EXPECT_EQ(mori_shmem_host_iput(sym, sym + 64, 1, 1, 4, 4, n), bad) << "host iput to a PE out of range";
+  EXPECT_EQ(mori_shmem_iput_on_stream(sym, sym, 1, 1, 0, 4, right, s), 0) << "0 elements is a no-op";
   EXPECT_EQ(mori_shmem_putmem_on_stream(sym, sym, 0, right, s), 0) << "0 bytes is a no-op";
   // Nothing was enqueued: the stream is idle and no kernel failed.
   EXPECT_EQ(hipStreamQuery(stream), hipSuccess);

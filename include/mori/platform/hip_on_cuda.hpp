@@ -23,6 +23,7 @@ using hipDeviceAttribute_t = cudaDeviceAttr;
 using hipFuncAttributes = cudaFuncAttributes;
 using hipPointerAttribute_t = cudaPointerAttributes;
 using hipFuncAttribute = cudaFuncAttribute;
+using hipStreamCaptureStatus = cudaStreamCaptureStatus;
 
 // ---- constants
 #define hipSuccess cudaSuccess
@@ -43,6 +44,7 @@ using hipFuncAttribute = cudaFuncAttribute;
 #define hipHostRegisterPortable cudaHostRegisterPortable
 #define hipHostRegisterIoMemory cudaHostRegisterIoMemory
 #define hipStreamNonBlocking cudaStreamNonBlocking
+#define hipStreamCaptureStatusNone cudaStreamCaptureStatusNone
 #define hipEventDefault cudaEventDefault
 #define hipEventDisableTiming cudaEventDisableTiming
 #define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
@@ -120,6 +122,7 @@ inline hipError_t hipStreamCreateWithFlags(hipStream_t* s, unsigned f) { return 
 inline hipError_t hipStreamDestroy(hipStream_t s) { return cudaStreamDestroy(s); }
 inline hipError_t hipStreamSynchronize(hipStream_t s) { return cudaStreamSynchronize(s); }
 inline hipError_t hipStreamQuery(hipStream_t s) { return cudaStreamQuery(s); }
+inline hipError_t hipStreamIsCapturing(hipStream_t s, hipStreamCaptureStatus* c) { return cudaStreamIsCapturing(s, c); }
 inline hipError_t hipEventCreate(hipEvent_t* e) { return cudaEventCreate(e); }
 inline hipError_t hipEventCreateWithFlags(hipEvent_t* e, unsigned f) { return cudaEventCreateWithFlags(e, f); }
 inline hipError_t hipEventRecord(hipEvent_t e, hipStream_t s = nullptr) { return cudaEventRecord(e, s); }

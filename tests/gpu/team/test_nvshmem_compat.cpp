@@ -1,6 +1,7 @@
 // An NVSHMEM-style program built through <mori/nvshmem.h>: every SHMEM call below is spelled as in
 // NVSHMEM (puts, put-with-signal, typed, sized and strided RMA, p/g, atomics, waits, teams, device
-// and on-stream collectives, host collectives, on-stream and host-initiated RMA); only the include differs (and the GPU
+// and on-stream collectives, host collectives, on-stream and host-initiated RMA, strided and signals from the host);
+// only the include differs (and the GPU
 // runtime is spelled hip*, the suite's portable spelling, so that the AMD build compiles the same file). The harness
 // (gtest, verdict over PEs) is the test suite's. Random data, checked exactly on every PE.
 #include <gtest/gtest.h>
@@ -221,6 +222,47 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
     nvshmem_barrier_all();
     EXPECT_GE(nvshmem_ulonglong_atomic_compare_swap(total, want, want + me + 1, 0), want);  // one PE swaps
     nvshmem_barrier_all();
+
+    // Host-side strided RMA and signals, and the stream forms of p / g / iput / iget / signal_op.
+    uint64_t* flag = static_cast<uint64_t*>(nvshmem_calloc(2, sizeof(uint64_t)));
+    ASSERT_TRUE(flag);
+    nvshmem_barrier_all();
+    const size_t k = n / 4;
+    nvshmem_int_iput(strided, reinterpret_cast<const int*>(src) + 1, 2, 3, k, next);  // src[3i + 1] -> [2i]
+    nvshmem_quiet();
+    nvshmem_barrier_all();
+    nvshmem_iget32(got, strided, 1, 2, k, next);  // next's strided holds this PE's data
+    std::vector<int> hgot(k);
+    ASSERT_EQ(hipMemcpy(hgot.data(), got, k * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+    for (size_t i = 0; i < k; ++i)
+      ASSERT_EQ(static_cast<uint32_t>(hgot[i]), value(77, me, static_cast<uint32_t>(3 * i + 1))) << "host iget " << i;
+    nvshmem_barrier_all();
+    ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
+    ASSERT_EQ(nvshmemx_iput64_on_stream(wide, src, 1, 2, k / 2, next, s), 0);  // 8-byte element j <- 2j
+    ASSERT_EQ(nvshmemx_int_p_on_stream(pv, 500 + me, next, s), 0);
+    ASSERT_EQ(nvshmemx_signal_op_on_stream(flag, 1, NVSHMEM_SIGNAL_ADD, next, s), 0);
+    ASSERT_EQ(nvshmemx_signal_wait_until_on_stream(flag, NVSHMEM_CMP_GE, 1, s), 0);
+    EXPECT_EQ(nvshmemx_int_g_on_stream(pv, me, s), 500 + prev);  // waits for the stream
+    ASSERT_EQ(nvshmemx_uint32_iget_on_stream(reinterpret_cast<uint32_t*>(got), reinterpret_cast<uint32_t*>(wide), 3, 1,
+                                             k, me, s),
+              0);
+    ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+    std::vector<uint32_t> hwide(k * 3);
+    ASSERT_EQ(hipMemcpy(hwide.data(), got, hwide.size() * sizeof(uint32_t), hipMemcpyDeviceToHost), hipSuccess);
+    for (size_t j = 0; j < k / 2; ++j) {  // got[3i] = wide[i]; wide's 32-bit words 2j, 2j + 1 = prev's src 4j, 4j + 1
+      ASSERT_EQ(hwide[3 * (2 * j)], value(77, prev, static_cast<uint32_t>(4 * j))) << "iput64 on a stream " << j;
+      ASSERT_EQ(hwide[3 * (2 * j + 1)], value(77, prev, static_cast<uint32_t>(4 * j + 1)))
+          << "iput64 on a stream " << j;
+    }
+    nvshmem_barrier_all();
+    nvshmemx_signal_op(flag + 1, 10 + static_cast<uint64_t>(me), NVSHMEM_SIGNAL_SET, next);
+    nvshmem_quiet();
+    nvshmem_barrier_all();
+    EXPECT_EQ(nvshmem_signal_fetch(flag + 1), 10u + static_cast<uint64_t>(prev));
+    EXPECT_EQ(nvshmem_signal_fetch(flag), 1u);
+    nvshmem_barrier_all();
+    ASSERT_EQ(hipStreamDestroy(s), hipSuccess);
+    nvshmem_free(flag);
   }
   for (void* p : {static_cast<void*>(sig2), static_cast<void*>(got), static_cast<void*>(wide),
                   static_cast<void*>(strided), static_cast<void*>(land)})

@@ -3,6 +3,7 @@
 // nvshmem_init the status says so and every call fails with mori's usage error, enqueuing nothing.
 // Runs without a GPU (CI).
 #include <gtest/gtest.h>
+#include <string.h>
 
 #include "mori/nvshmem.h"
 
@@ -62,6 +63,22 @@ TEST(NvshmemHost, NamesAndConstantsBeforeInit) {
   EXPECT_EQ(nvshmem_int_atomic_fetch_add(word, 3, 0), 0);
   EXPECT_EQ(nvshmem_uint64_atomic_compare_swap(reinterpret_cast<uint64_t*>(word), 0, 1, 0), 0u);
   nvshmem_long_atomic_inc(reinterpret_cast<long*>(word), 0);
+  // Strided RMA, signals and single elements from host code and on a stream.
+  EXPECT_EQ(mori_shmem_host_iput(word, word + 1, 1, 1, 2, sizeof(int), 0), usage);
+  EXPECT_EQ(mori_shmem_host_iget(word, word + 1, 1, 1, 2, sizeof(int), 0), usage);
+  EXPECT_EQ(mori_shmem_host_signal_op(&sig, 1, NVSHMEM_SIGNAL_ADD, 0), usage);
+  EXPECT_EQ(mori_shmem_iput_on_stream(word, word + 1, 2, 1, 2, sizeof(int), 0, nullptr), usage);
+  EXPECT_EQ(mori_shmem_p_on_stream(word, word + 1, sizeof(int), 0, nullptr), usage);
+  nvshmem_int_iput(word, word + 1, 2, 1, 2, 0);
+  nvshmem_iget64(word, word + 2, 1, 1, 1, 0);
+  nvshmemx_signal_op(&sig, 5, NVSHMEM_SIGNAL_SET, 0);
+  EXPECT_EQ(nvshmem_signal_fetch(&sig), 0u);
+  EXPECT_EQ(nvshmemx_int_iput_on_stream(word, word + 1, 2, 1, 2, 0, nullptr), usage);
+  EXPECT_EQ(nvshmemx_iget16_on_stream(word, word + 1, 1, 2, 2, 0, nullptr), usage);
+  EXPECT_EQ(nvshmemx_float_p_on_stream(reinterpret_cast<float*>(word), 2.0f, 0, nullptr), usage);
+  EXPECT_EQ(nvshmemx_long_g_on_stream(reinterpret_cast<long*>(word), 0, nullptr), 0);
+  EXPECT_EQ(nvshmemx_signal_op_on_stream(&sig, 1, NVSHMEM_SIGNAL_SET, 0, nullptr), usage);
+  EXPECT_EQ(sig, 0u);
   EXPECT_EQ(word[0], 0);  // nothing was written
   EXPECT_EQ(nvshmemx_cumodule_init(nullptr), usage);
   EXPECT_EQ(nvshmemx_sync_all_on_stream(nullptr), usage);
@@ -90,6 +107,19 @@ TEST(NvshmemHost, HalfAndBfloat16InHostCode) {
 }
 
 // The status names NVSHMEM programs compare results with, and the unique ID's initializer.
+TEST(NvshmemHost, InfoVersionAndName) {
+  int major = -1, minor = -1;
+  nvshmem_info_get_version(&major, &minor);
+  EXPECT_EQ(major, NVSHMEM_MAJOR_VERSION);
+  EXPECT_EQ(minor, NVSHMEM_MINOR_VERSION);
+  EXPECT_EQ(major * 100 + minor, 103);  // NVSHMEM's OpenSHMEM version
+  char name[NVSHMEM_MAX_NAME_LEN];
+  memset(name, 'x', sizeof(name));
+  nvshmem_info_get_name(name);
+  EXPECT_STREQ(name, NVSHMEM_VENDOR_STRING);
+  EXPECT_EQ(strncmp(name, "mori-shmem ", 11), 0) << name;
+}
+
 TEST(NvshmemHost, StatusNamesAndUniqueIdInitializer) {
   EXPECT_EQ(NVSHMEMX_SUCCESS, 0);
   EXPECT_EQ(NVSHMEMX_ERROR_INVALID_VALUE, MORI_SHMEM_ERROR_INVALID_USAGE);

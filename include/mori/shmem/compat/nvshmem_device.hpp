@@ -24,9 +24,7 @@
 #define nvshmemx_putmem_signal_nbi_warp mori_shmem_putmem_signal_nbi_warp
 #define nvshmemx_putmem_signal_nbi_block mori_shmem_putmem_signal_nbi_block
 
-/* ---- signals, ordering, world synchronisation --------------------------------------------- */
-#define nvshmemx_signal_op mori_shmem_signal_op
-#define nvshmem_signal_fetch mori_shmem_signal_fetch
+/* ---- signals, ordering, world synchronisation (signal_op, signal_fetch: mori/nvshmem.h) ----- */
 #define nvshmem_signal_wait_until mori_shmem_signal_wait_until
 #define nvshmemx_barrier_all_warp mori_shmem_barrier_all_warp
 #define nvshmemx_barrier_all_block mori_shmem_barrier_all_block
@@ -41,7 +39,7 @@ MORI_NVSHMEMI_HOSTDEV void nvshmem_sync_all() {
 
 /* ---- typed RMA ------------------------------------------------------------------------------- */
 // NVSHMEM spells them nvshmem_<T>_put (thread) and nvshmemx_<T>_put_warp / _block. The thread
-// forms of put / get [_nbi] are host-and-device (mori/nvshmem.h).
+// forms of put / get [_nbi] and iput / iget are host-and-device (mori/nvshmem.h).
 #define MORI_NVSHMEMI_RMA_CONTIG_SCOPE(PREFIX, NAME, T, SUFFIX, SC)                           \
   MORI_NVSHMEMI_DEV void PREFIX##NAME##_put##SUFFIX(T* d, const T* s, size_t n, int pe) {     \
     mori_shmem_##NAME##_put_##SC(d, s, n, pe);                                                \
@@ -63,30 +61,34 @@ MORI_NVSHMEMI_HOSTDEV void nvshmem_sync_all() {
   MORI_NVSHMEMI_DEV void PREFIX##NAME##_put_signal_nbi##SUFFIX(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, \
                                                                int op, int pe) {                                      \
     mori_shmem_##NAME##_put_signal_nbi_##SC(d, s, n, sig, v, op, pe);                                                 \
-  }                                                                                                                   \
-  MORI_NVSHMEMI_DEV void PREFIX##NAME##_iput##SUFFIX(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n,        \
-                                                     int pe) {                                                        \
-    mori_shmem_##NAME##_iput_##SC(d, s, dst, sst, n, pe);                                                             \
-  }                                                                                                                   \
-  MORI_NVSHMEMI_DEV void PREFIX##NAME##_iget##SUFFIX(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n,        \
-                                                     int pe) {                                                        \
-    mori_shmem_##NAME##_iget_##SC(d, s, dst, sst, n, pe);                                                             \
   }
-#define MORI_NVSHMEMI_RMA(NAME, T)                                \
-  MORI_NVSHMEMI_RMA_SCOPE(nvshmem_, NAME, T, , thread)            \
-  MORI_NVSHMEMI_RMA_SCOPE(nvshmemx_, NAME, T, _warp, warp)        \
-  MORI_NVSHMEMI_RMA_SCOPE(nvshmemx_, NAME, T, _block, block)      \
-  MORI_NVSHMEMI_RMA_CONTIG_SCOPE(nvshmemx_, NAME, T, _warp, warp) \
-  MORI_NVSHMEMI_RMA_CONTIG_SCOPE(nvshmemx_, NAME, T, _block, block)
+#define MORI_NVSHMEMI_STRIDED_TYPED_SCOPE(PREFIX, NAME, T, SUFFIX, SC)                                         \
+  MORI_NVSHMEMI_DEV void PREFIX##NAME##_iput##SUFFIX(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, \
+                                                     int pe) {                                                 \
+    mori_shmem_##NAME##_iput_##SC(d, s, dst, sst, n, pe);                                                      \
+  }                                                                                                            \
+  MORI_NVSHMEMI_DEV void PREFIX##NAME##_iget##SUFFIX(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, \
+                                                     int pe) {                                                 \
+    mori_shmem_##NAME##_iget_##SC(d, s, dst, sst, n, pe);                                                      \
+  }
+#define MORI_NVSHMEMI_RMA(NAME, T)                                   \
+  MORI_NVSHMEMI_RMA_SCOPE(nvshmem_, NAME, T, , thread)               \
+  MORI_NVSHMEMI_RMA_SCOPE(nvshmemx_, NAME, T, _warp, warp)           \
+  MORI_NVSHMEMI_RMA_SCOPE(nvshmemx_, NAME, T, _block, block)         \
+  MORI_NVSHMEMI_RMA_CONTIG_SCOPE(nvshmemx_, NAME, T, _warp, warp)    \
+  MORI_NVSHMEMI_RMA_CONTIG_SCOPE(nvshmemx_, NAME, T, _block, block)  \
+  MORI_NVSHMEMI_STRIDED_TYPED_SCOPE(nvshmemx_, NAME, T, _warp, warp) \
+  MORI_NVSHMEMI_STRIDED_TYPED_SCOPE(nvshmemx_, NAME, T, _block, block)
 MORI_SHMEM_RMA_TYPES(MORI_NVSHMEMI_RMA)
 MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_RMA)
 #undef MORI_NVSHMEMI_RMA
+#undef MORI_NVSHMEMI_STRIDED_TYPED_SCOPE
 #undef MORI_NVSHMEMI_RMA_SCOPE
 #undef MORI_NVSHMEMI_RMA_CONTIG_SCOPE
 
 // Sized forms: nvshmem_put<BITS>[_nbi], _get<BITS>[_nbi], _put<BITS>_signal[_nbi] (nelems of
-// BITS / 8 bytes; 128 too), nvshmem_iput<BITS> / _iget<BITS> (8-64) and their _warp / _block forms
-// (the thread forms of put / get [_nbi]: mori/nvshmem.h).
+// BITS / 8 bytes; 128 too), nvshmemx_iput<BITS> / _iget<BITS>_warp / _block (8-64) (the thread
+// forms of put / get [_nbi], iput / iget: mori/nvshmem.h).
 #define MORI_NVSHMEMI_SIZED_CONTIG_SCOPE(PREFIX, BITS, SUFFIX, SC)                                   \
   MORI_NVSHMEMI_DEV void PREFIX##put##BITS##SUFFIX(void* d, const void* s, size_t n, int pe) {       \
     mori_shmem_putmem_##SC(d, s, (BITS) / 8 * n, pe);                                                \
@@ -128,7 +130,9 @@ MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_RMA)
   MORI_NVSHMEMI_SCOPES_OF(MORI_NVSHMEMI_SIZED_SCOPE, BITS)       \
   MORI_NVSHMEMI_SIZED_CONTIG_SCOPE(nvshmemx_, BITS, _warp, warp) \
   MORI_NVSHMEMI_SIZED_CONTIG_SCOPE(nvshmemx_, BITS, _block, block)
-#define MORI_NVSHMEMI_STRIDED(BITS) MORI_NVSHMEMI_SCOPES_OF(MORI_NVSHMEMI_STRIDED_SCOPE, BITS)
+#define MORI_NVSHMEMI_STRIDED(BITS)                         \
+  MORI_NVSHMEMI_STRIDED_SCOPE(nvshmemx_, BITS, _warp, warp) \
+  MORI_NVSHMEMI_STRIDED_SCOPE(nvshmemx_, BITS, _block, block)
 MORI_NVSHMEMI_SIZED(8)
 MORI_NVSHMEMI_SIZED(16)
 MORI_NVSHMEMI_SIZED(32)
