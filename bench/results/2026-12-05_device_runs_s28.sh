@@ -8,6 +8,13 @@
 #      nvshmem_signal_fetch from host code), with session 27's review commit (b34f78f, never run on
 #      a GPU): test_stream_rma over P2P, the three NIC models and the DMA model, test_nvshmem_compat
 #      np2-np4 and through mlx5's model.
+#   A's result (dbff5a7): 11/11 first run
+#      (bench/results/2026-12-05T0530Z_h200x1_mps_host_strided_elements_signals.json).
+#   B: the Python package's teams and team collectives (mori_shmem.team_split_strided / _2d /
+#      _destroy / _translate_pe, broadcast, fcollect, alltoall, reduce, reducescatter, barrier,
+#      team_sync on torch's streams): python/tests/test_api.py with torch present (the torch
+#      layer's argument checks), then python/tests/test_torch_gpu.py under torchrun with 2 and 3
+#      PEs sharing the GPU (MPS), and python_api through ctest.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -36,6 +43,28 @@ A)
   grep -E "Test +#.*(sec|Not Run)" /tmp/suiteA/ctest-gpu.log | sed 's/  */ /g'
   grep -h -E "Failure|Expected|Which is|first bad|error" /tmp/suiteA/*.log 2> /dev/null | head -40
   (cd /tmp && tar -czf "$OUT/suiteA.tgz" suiteA suiteA.log)
+  echo "total $((SECONDS - start)) s"
+  ;;
+B)
+  P=$PWD/../build-py
+  { [ -f "$P/build.ninja" ] ||
+    cmake -S . -B "$P" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMORI_GPU_PLATFORM=nvidia -DMORI_GPU_ARCHS=90 \
+      -DMORI_BUILD_TOOLS=OFF -DMORI_BUILD_EXAMPLES=OFF -DMORI_BUILD_PYTHON=ON -DPython_EXECUTABLE="$(command -v python3)" \
+      > /tmp/p_configure.log 2>&1; } && ninja -C "$P" mori_shmem mori_shmem_python > /tmp/p_build.log 2>&1
+  rc=$?
+  echo "build exit $rc ($((SECONDS - start)) s)"
+  [ $rc = 0 ] || { tail -30 /tmp/p_configure.log /tmp/p_build.log; exit 1; }
+  export PYTHONPATH=$P/python${PYTHONPATH:+:$PYTHONPATH}
+  . tools/mps.sh
+  mps_start
+  python3 -m pytest -q -rs python/tests/test_api.py > /tmp/py_api.log 2>&1
+  echo "test_api exit $? ($((SECONDS - start)) s)"; tail -5 /tmp/py_api.log
+  for np in 2 3; do
+    timeout 240 torchrun --nproc-per-node $np -m pytest -x -q -rs python/tests/test_torch_gpu.py > /tmp/py_torch_np$np.log 2>&1
+    echo "torch np$np exit $? ($((SECONDS - start)) s)"; grep -E "passed|failed|error|Error|assert" /tmp/py_torch_np$np.log | head -20
+  done
+  mps_stop
+  cp /tmp/py_*.log "$OUT/"
   echo "total $((SECONDS - start)) s"
   ;;
 esac

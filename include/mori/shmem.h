@@ -315,8 +315,8 @@ int mori_shmem_host_g(void* value, const void* source, size_t size, int pe);
 int mori_shmem_host_atomic(int op, void* dest, const void* value, const void* cond, void* fetched, size_t size, int pe);
 /* A signal from host code (NVSHMEM's host nvshmemx_signal_op): pe's symmetric sig_addr updated with
  * `signal` by sig_op (MORI_SHMEM_SIGNAL_SET / _ADD), atomically against the device API's signal
- * calls; returns once issued (complete at mori_shmem_host_quiet). Unordered with earlier puts, as
- * the device call: mori_shmem_host_fence first where the order matters. */
+ * calls, after this PE's earlier host-initiated puts are delivered (as mori_shmem_signal_op_on_stream
+ * below); returns once issued (complete at mori_shmem_host_quiet). */
 int mori_shmem_host_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
 
 /* ---- single elements, signals and strided RMA on a stream -------------------------------- */

@@ -1,5 +1,5 @@
-"""mori-shmem from Python: bootstrap (torch process group, launcher, MPI), symmetric torch tensors and
-stream-ordered RMA on torch's streams.
+"""mori-shmem from Python: bootstrap (torch process group, launcher, MPI), symmetric torch tensors,
+stream-ordered RMA, teams and team collectives on torch's streams.
 
     import torch, torch.distributed as dist
     import mori_shmem as ms
@@ -11,6 +11,7 @@ stream-ordered RMA on torch's streams.
         src = torch.full_like(x, ms.my_pe())
         ms.put(x, src, (ms.my_pe() + 1) % ms.n_pes())   # on torch.cuda.current_stream()
         ms.barrier_all_on_stream()
+        ms.reduce(x, x, "sum")                      # an all-reduce over TEAM_WORLD, on the same stream
     ms.finalize()
 
 The module-level functions taking addresses (malloc, free, ptr, register, ...) are the plain host
@@ -29,7 +30,9 @@ from ._C import (  # noqa: F401 (re-exported API)
     PLATFORM,
     SIGNAL_ADD,
     SIGNAL_SET,
+    TEAM_INVALID,
     TEAM_NODE,
+    TEAM_SHARED,
     TEAM_WORLD,
     UNIQUEID_BYTES,
     Error,
@@ -49,8 +52,12 @@ from ._C import (  # noqa: F401 (re-exported API)
     pointer_device,
     ptr,
     register,
+    team_destroy,
     team_my_pe,
     team_n_pes,
+    team_split_2d,
+    team_split_strided,
+    team_translate_pe,
 )
 from ._paths import cmake_prefix, include_dir, library_dir  # noqa: F401
 from ._torch import (  # noqa: F401
@@ -71,4 +78,13 @@ from ._torch import (  # noqa: F401
     signal_wait_until,
     tensor_scope,
     zeros,
+)
+from ._torch_collectives import (  # noqa: F401
+    alltoall,
+    barrier,
+    broadcast,
+    fcollect,
+    reduce,
+    reducescatter,
+    team_sync,
 )

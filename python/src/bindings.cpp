@@ -82,7 +82,9 @@ int nogil(F&& f) {
 }  // namespace
 
 NB_MODULE(_C, m) {
-  m.doc() = "mori-shmem host API: init/finalize, PE queries, symmetric memory, barriers, stream-ordered RMA";
+  m.doc() =
+      "mori-shmem host API: init/finalize, PE queries, teams, symmetric memory, barriers, stream-ordered RMA and "
+      "collectives";
   nb::exception<Error>(m, "Error", PyExc_RuntimeError);
   m.attr("__version__") = std::to_string(MORI_SHMEM_VERSION_MAJOR) + "." + std::to_string(MORI_SHMEM_VERSION_MINOR) +
                           "." + std::to_string(MORI_SHMEM_VERSION_PATCH);
@@ -90,6 +92,8 @@ NB_MODULE(_C, m) {
   m.attr("UNIQUEID_BYTES") = MORI_SHMEM_UNIQUEID_BYTES;
   m.attr("TEAM_WORLD") = static_cast<int>(MORI_SHMEM_TEAM_WORLD);
   m.attr("TEAM_NODE") = static_cast<int>(MORI_SHMEM_TEAM_NODE);
+  m.attr("TEAM_SHARED") = static_cast<int>(MORI_SHMEM_TEAM_SHARED);
+  m.attr("TEAM_INVALID") = static_cast<int>(MORI_SHMEM_TEAM_INVALID);
   m.attr("DLPACK_DEVICE_TYPE") = kDLGpuDeviceType;
   // sig_op and cmp values of mori/shmem.h.
   m.attr("SIGNAL_SET") = static_cast<int>(MORI_SHMEM_SIGNAL_SET);
@@ -100,6 +104,34 @@ NB_MODULE(_C, m) {
   m.attr("CMP_GE") = static_cast<int>(MORI_SHMEM_CMP_GE);
   m.attr("CMP_LT") = static_cast<int>(MORI_SHMEM_CMP_LT);
   m.attr("CMP_LE") = static_cast<int>(MORI_SHMEM_CMP_LE);
+  // The collective entry's kind, dtype and op values (mori/shmem_team.h), for the torch layer.
+  m.attr("_COLL_BROADCAST") = static_cast<int>(MORI_SHMEM_COLL_BROADCAST);
+  m.attr("_COLL_FCOLLECT") = static_cast<int>(MORI_SHMEM_COLL_FCOLLECT);
+  m.attr("_COLL_ALLTOALL") = static_cast<int>(MORI_SHMEM_COLL_ALLTOALL);
+  m.attr("_COLL_REDUCE") = static_cast<int>(MORI_SHMEM_COLL_REDUCE);
+  m.attr("_COLL_REDUCESCATTER") = static_cast<int>(MORI_SHMEM_COLL_REDUCESCATTER);
+  nb::dict dtypes, ops;
+  dtypes["int8"] = static_cast<int>(MORI_SHMEM_DTYPE_INT8);
+  dtypes["int16"] = static_cast<int>(MORI_SHMEM_DTYPE_INT16);
+  dtypes["int32"] = static_cast<int>(MORI_SHMEM_DTYPE_INT32);
+  dtypes["int64"] = static_cast<int>(MORI_SHMEM_DTYPE_INT64);
+  dtypes["uint8"] = static_cast<int>(MORI_SHMEM_DTYPE_UINT8);
+  dtypes["uint16"] = static_cast<int>(MORI_SHMEM_DTYPE_UINT16);
+  dtypes["uint32"] = static_cast<int>(MORI_SHMEM_DTYPE_UINT32);
+  dtypes["uint64"] = static_cast<int>(MORI_SHMEM_DTYPE_UINT64);
+  dtypes["float32"] = static_cast<int>(MORI_SHMEM_DTYPE_FLOAT);
+  dtypes["float64"] = static_cast<int>(MORI_SHMEM_DTYPE_DOUBLE);
+  dtypes["float16"] = static_cast<int>(MORI_SHMEM_DTYPE_HALF);
+  dtypes["bfloat16"] = static_cast<int>(MORI_SHMEM_DTYPE_BFLOAT16);
+  ops["sum"] = static_cast<int>(MORI_SHMEM_REDUCE_SUM);
+  ops["prod"] = static_cast<int>(MORI_SHMEM_REDUCE_PROD);
+  ops["min"] = static_cast<int>(MORI_SHMEM_REDUCE_MIN);
+  ops["max"] = static_cast<int>(MORI_SHMEM_REDUCE_MAX);
+  ops["and"] = static_cast<int>(MORI_SHMEM_REDUCE_AND);
+  ops["or"] = static_cast<int>(MORI_SHMEM_REDUCE_OR);
+  ops["xor"] = static_cast<int>(MORI_SHMEM_REDUCE_XOR);
+  m.attr("_REDUCE_DTYPES") = dtypes;  // by torch dtype name
+  m.attr("_REDUCE_OPS") = ops;
 
   // ---- initialisation
   m.def(
@@ -143,6 +175,10 @@ NB_MODULE(_C, m) {
       nb::arg("rank"), nb::arg("nranks"), nb::arg("uid"), "Collective: every PE passes rank 0's get_uniqueid().");
   m.def("initialized", []() { return mori_shmem_initialized() != 0; });
   m.def(
+      "_require_init", [](const std::string& call) { requireInit(call.c_str()); }, nb::arg("call"),
+      "Raises Error naming mori_shmem.<call>() when the runtime is not initialised (the torch layer's check before "
+      "it touches the GPU).");
+  m.def(
       "finalize", []() { check(nogil([] { return mori_shmem_finalize(); }), "finalize"); },
       "Collective. Memory from malloc() and tensors over it are invalid afterwards.");
 
@@ -173,6 +209,53 @@ NB_MODULE(_C, m) {
         return n;
       },
       nb::arg("team"));
+
+  m.def(
+      "team_translate_pe",
+      [](int srcTeam, int pe, int destTeam) -> nb::object {
+        requireInit("team_translate_pe");
+        const int out = mori_shmem_team_translate_pe(srcTeam, pe, destTeam);
+        if (out < 0) return nb::none();
+        return nb::int_(out);
+      },
+      nb::arg("src_team"), nb::arg("pe"), nb::arg("dest_team"),
+      "pe's number (of src_team) in dest_team, or None when it is not a member or a team is unknown.");
+  m.def(
+      "team_split_strided",
+      [](int parent, int start, int stride, int size) -> nb::object {
+        requireInit("team_split_strided");
+        mori_shmem_team_t team = MORI_SHMEM_TEAM_INVALID;
+        check(nogil([&] { return mori_shmem_team_split_strided(parent, start, stride, size, nullptr, 0, &team); }),
+              "team_split_strided");
+        if (team == MORI_SHMEM_TEAM_INVALID) return nb::none();
+        return nb::int_(static_cast<int>(team));
+      },
+      nb::arg("parent"), nb::arg("start"), nb::arg("stride"), nb::arg("size"),
+      "Collective over parent: the team of parent PEs start, start + stride, ... (size of them). Returns its "
+      "handle, or None on parent PEs outside it. Arguments that differ between PEs raise Error on every PE.");
+  m.def(
+      "team_split_2d",
+      [](int parent, int xrange) -> nb::tuple {
+        requireInit("team_split_2d");
+        mori_shmem_team_t x = MORI_SHMEM_TEAM_INVALID, y = MORI_SHMEM_TEAM_INVALID;
+        check(nogil([&] { return mori_shmem_team_split_2d(parent, xrange, nullptr, 0, &x, nullptr, 0, &y); }),
+              "team_split_2d");
+        auto handle = [](mori_shmem_team_t t) -> nb::object {
+          if (t == MORI_SHMEM_TEAM_INVALID) return nb::none();
+          return nb::int_(static_cast<int>(t));
+        };
+        return nb::make_tuple(handle(x), handle(y));
+      },
+      nb::arg("parent"), nb::arg("xrange"),
+      "Collective over parent: the parent as a grid of xrange columns; returns (this PE's row team, its column "
+      "team).");
+  m.def(
+      "team_destroy",
+      [](int team) {
+        requireInit("team_destroy");
+        check(nogil([&] { return mori_shmem_team_destroy(team); }), "team_destroy");
+      },
+      nb::arg("team"), "Collective over the team; the predefined teams cannot be destroyed.");
 
   // ---- symmetric memory
   m.def(
@@ -299,6 +382,33 @@ NB_MODULE(_C, m) {
               "signal_wait_until_on_stream");
       },
       nb::arg("sig_addr"), nb::arg("cmp"), nb::arg("cmp_value"), nb::arg("stream"));
+  // ---- team collectives, stream-ordered (mori/shmem_team.h)
+  m.def(
+      "barrier_on_stream",
+      [](int team, uintptr_t stream) {
+        requireInit("barrier_on_stream");
+        check(mori_shmem_barrier_on_stream(team, toStream(stream)), "barrier_on_stream");
+      },
+      nb::arg("team"), nb::arg("stream"));
+  m.def(
+      "team_sync_on_stream",
+      [](int team, uintptr_t stream) {
+        requireInit("team_sync_on_stream");
+        check(mori_shmem_team_sync_on_stream(team, toStream(stream)), "team_sync_on_stream");
+      },
+      nb::arg("team"), nb::arg("stream"));
+  m.def(
+      "_collective_on_stream",
+      [](const std::string& call, int kind, int team, uintptr_t dest, uintptr_t source, size_t nelems,
+         size_t elemBytes, int root, int dtype, int op, uintptr_t stream) {
+        requireInit(call.c_str());
+        check(mori_shmemi_collective(kind, team, toPointer(dest), toPointer(source), nelems, elemBytes, root, dtype, op,
+                                     toStream(stream), 0),
+              call.c_str());
+      },
+      nb::arg("call"), nb::arg("kind"), nb::arg("team"), nb::arg("dest"), nb::arg("source"), nb::arg("nelems"),
+      nb::arg("elem_bytes"), nb::arg("root"), nb::arg("dtype"), nb::arg("op"), nb::arg("stream"),
+      "mori_shmemi_collective on a stream (the torch layer's broadcast, fcollect, alltoall, reduce, reducescatter).");
   m.def(
       "device_error",
       []() -> nb::object {

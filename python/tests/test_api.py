@@ -23,22 +23,26 @@ FUNCTIONS = [
     "team_n_pes", "malloc", "calloc", "free", "ptr", "register", "deregister", "barrier_all", "device_error",
     "device_count", "pointer_device", "as_tensor", "peer_tensor", "empty", "zeros", "free_tensor", "tensor_scope",
     "register_tensor", "deregister_tensor", "put", "get", "put_signal", "signal_wait_until",
-    "barrier_all_on_stream", "quiet_on_stream", "cmake_prefix", "include_dir", "library_dir",
+    "barrier_all_on_stream", "quiet_on_stream", "cmake_prefix", "include_dir", "library_dir", "team_split_strided",
+    "team_split_2d", "team_destroy", "team_translate_pe", "broadcast", "fcollect", "alltoall", "reduce",
+    "reducescatter", "barrier", "team_sync",
 ]
-CONSTANTS = ["__version__", "PLATFORM", "UNIQUEID_BYTES", "TEAM_WORLD", "TEAM_NODE", "DLPACK_DEVICE_TYPE",
+CONSTANTS = ["__version__", "PLATFORM", "UNIQUEID_BYTES", "TEAM_WORLD", "TEAM_NODE", "TEAM_SHARED", "TEAM_INVALID",
+             "DLPACK_DEVICE_TYPE",
              "SIGNAL_SET", "SIGNAL_ADD", "CMP_EQ", "CMP_NE", "CMP_GT", "CMP_GE", "CMP_LT", "CMP_LE"]
 
 # Host-API calls that need an initialised runtime, with otherwise valid arguments.
 NEEDS_INIT = [
     ("my_pe", ()), ("n_pes", ()), ("team_my_pe", (0,)), ("team_n_pes", (0,)), ("malloc", (1024,)),
     ("calloc", (4, 8)), ("free", (0,)), ("ptr", (0x1000, 0)), ("register", (0x1000, 4096)), ("deregister", (0x1000,)),
-    ("barrier_all", ()),
+    ("barrier_all", ()), ("team_split_strided", (0, 0, 1, 1)), ("team_split_2d", (0, 1)), ("team_destroy", (3,)),
+    ("team_translate_pe", (0, 0, 1)),
 ]
 NEEDS_INIT_C = [
     ("barrier_all_on_stream", (0,)), ("quiet_on_stream", (0,)), ("putmem_on_stream", (0x1000, 0x2000, 64, 0, 0)),
     ("getmem_on_stream", (0x1000, 0x2000, 64, 0, 0)),
     ("putmem_signal_on_stream", (0x1000, 0x2000, 64, 0x3000, 1, 0, 0, 0)),
-    ("signal_wait_until_on_stream", (0x3000, 0, 1, 0)),
+    ("signal_wait_until_on_stream", (0x3000, 0, 1, 0)), ("barrier_on_stream", (0, 0)), ("team_sync_on_stream", (0, 0)),
 ]
 
 KDLCPU = 1
@@ -70,7 +74,10 @@ class ApiSurface(unittest.TestCase):
         self.assertIn(ms.PLATFORM, ("nvidia", "amd"))
         self.assertEqual(ms.DLPACK_DEVICE_TYPE, 2 if ms.PLATFORM == "nvidia" else 10)  # kDLCUDA / kDLROCM
         self.assertEqual(ms.UNIQUEID_BYTES, 128)
-        self.assertEqual((ms.TEAM_WORLD, ms.TEAM_NODE), (0, 1))
+        self.assertEqual((ms.TEAM_WORLD, ms.TEAM_NODE, ms.TEAM_SHARED, ms.TEAM_INVALID), (0, 1, 2, -1))
+        # The torch layer's names for the collective entry's dtypes and ops (mori/shmem_team.h).
+        self.assertEqual(sorted(ms._C._REDUCE_OPS), ["and", "max", "min", "or", "prod", "sum", "xor"])
+        self.assertEqual(len(set(ms._C._REDUCE_DTYPES.values())), 12)
         # The values mori/shmem.h documents for the on-stream calls.
         self.assertEqual((ms.SIGNAL_SET, ms.SIGNAL_ADD), (0, 1))
         self.assertEqual((ms.CMP_EQ, ms.CMP_NE, ms.CMP_GT, ms.CMP_GE, ms.CMP_LT, ms.CMP_LE), (0, 1, 2, 3, 4, 5))
@@ -334,6 +341,22 @@ class TorchLayerArguments(unittest.TestCase):
             ms.signal_wait_until(sig, "almost", 1)
         with self.assertRaisesRegex(ValueError, "sig_op must be one of"):
             ms.put_signal(sig, sig, sig, 1, 0, sig_op="multiply")
+
+    def test_collective_arguments(self):
+        a, b = torch.zeros(4), torch.zeros(4)
+        with self.assertRaisesRegex(ValueError, "op must be one of"):
+            ms.reduce(a, b, op="avg")
+        with self.assertRaisesRegex(ValueError, "op must be one of"):
+            ms.reducescatter(a, b, op="mean")
+        for call, args in ((ms.broadcast, (a, b, 0)), (ms.fcollect, (a, b)), (ms.alltoall, (a, b)),
+                           (ms.reduce, (a, b)), (ms.reducescatter, (a, b, "max"))):
+            with self.subTest(call=call.__name__):
+                with self.assertRaisesRegex(ValueError, "must be a GPU tensor"):
+                    call(*args)
+        with self.assertRaisesRegex(ms.Error, "not initialised"):
+            ms.barrier()
+        with self.assertRaisesRegex(ms.Error, "not initialised"):
+            ms.team_sync(ms.TEAM_NODE)
 
     def test_free_tensor_of_a_tensor_not_from_empty(self):
         with self.assertRaisesRegex(ValueError, "not a live tensor from mori_shmem.empty"):

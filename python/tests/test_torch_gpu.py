@@ -5,7 +5,8 @@
 (2 PEs may share one GPU under CUDA MPS: tools/mps.sh.) init(group=WORLD), symmetric tensors and
 their collective free (including a PE that frees out of order), peer_tensor, register_tensor on
 torch's allocator, put/get/put_signal/signal_wait_until/barrier_all_on_stream/quiet_on_stream on
-the current and on a side stream, CUDA-graph capture of them, and bad inputs. Every PE runs the
+the current and on a side stream, CUDA-graph capture of them, team splits and every team collective
+on the world and a sub-team, and bad inputs. Every PE runs the
 same tests in the same order (they are collective). Data is random, seeded per PE and round, so
 each PE can recompute what its peers sent.
 
@@ -240,3 +241,129 @@ def test_bad_inputs():
             ms.put(x.view(32, 32).t(), x.view(32, 32), right())
         torch.cuda.synchronize()
         assert ms.device_error() is None
+
+
+# ---- teams and team collectives --------------------------------------------------------------
+
+def members_of(team):
+    return [ms.team_translate_pe(team, i, ms.TEAM_WORLD) for i in range(ms.team_n_pes(team))]
+
+
+def small_ints(pe, rnd, n):
+    return data(pe, rnd, n, torch.int32) & 0xFFFF  # sums of a few stay far from overflow
+
+
+@pytest.mark.parametrize("n", [1, 3000, 1 << 18])
+def test_collectives_on_teams(n):
+    """Every collective on the world and on the world without PE 0, random data, checked exactly."""
+    world = npes()
+    rest = ms.team_split_strided(ms.TEAM_WORLD, 1, 1, world - 1)
+    assert (rest is None) == (me() == 0)
+    with ms.tensor_scope():  # allocations are world-collective: one set, sized for the world
+        src = ms.empty(n * world, torch.float32)
+        dst = ms.zeros(n * world, torch.float32)
+        isrc = ms.empty(n * world, torch.int32)
+        idst = ms.zeros(n * world, torch.int32)
+        hsrc = ms.empty(n, torch.float16)
+        hdst = ms.zeros(n, torch.float16)
+        ms.barrier_all_on_stream()
+        for k, team in enumerate((ms.TEAM_WORLD, rest)):
+            if team is None:
+                continue
+            pes = members_of(team)
+            m, t, rnd = len(pes), pes.index(me()), 20 + 10 * k
+            where = f"PE {me()}, team {pes}, n {n}"
+            src[:n].copy_(data(me(), rnd, n))
+            ms.broadcast(dst[:n], src[:n], m - 1, team=team)
+            assert torch.equal(dst[:n], data(pes[-1], rnd, n)), f"{where}: broadcast"
+            ms.fcollect(dst[:n * m], src[:n], team=team)
+            assert torch.equal(dst[:n * m], torch.cat([data(p, rnd, n) for p in pes])), f"{where}: fcollect"
+            src[:n * m].copy_(data(me(), rnd + 1, n * m))
+            ms.alltoall(dst[:n * m], src[:n * m], team=team)
+            want = torch.cat([data(p, rnd + 1, n * m)[t * n:(t + 1) * n] for p in pes])
+            assert torch.equal(dst[:n * m], want), f"{where}: alltoall"
+            # Reductions combine in team order: the same additions in the same order give the same bits.
+            src[:n].copy_(data(me(), rnd + 2, n))
+            ms.reduce(dst[:n], src[:n], "sum", team=team)
+            want = data(pes[0], rnd + 2, n)
+            for p in pes[1:]:
+                want = want + data(p, rnd + 2, n)
+            assert torch.equal(dst[:n], want), f"{where}: float32 sum reduce"
+            isrc[:n].copy_(data(me(), rnd + 3, n, torch.int32))
+            ms.reduce(idst[:n], isrc[:n], "max", team=team)
+            assert torch.equal(idst[:n], torch.stack([data(p, rnd + 3, n, torch.int32) for p in pes]).amax(0)), \
+                f"{where}: int32 max reduce"
+            ms.reduce(isrc[:n], isrc[:n], "xor", team=team)  # in place
+            want = data(pes[0], rnd + 3, n, torch.int32)
+            for p in pes[1:]:
+                want = want ^ data(p, rnd + 3, n, torch.int32)
+            assert torch.equal(isrc[:n], want), f"{where}: int32 xor reduce in place"
+            hsrc.copy_(data(me(), rnd + 4, n, torch.float16))
+            ms.reduce(hdst, hsrc, "max", team=team)
+            assert torch.equal(hdst, torch.stack([data(p, rnd + 4, n, torch.float16) for p in pes]).amax(0)), \
+                f"{where}: float16 max reduce"
+            isrc[:n * m].copy_(small_ints(me(), rnd + 5, n * m))
+            ms.reducescatter(idst[:n], isrc[:n * m], "sum", team=team)
+            want = small_ints(pes[0], rnd + 5, n * m)[t * n:(t + 1) * n]
+            for p in pes[1:]:
+                want = want + small_ints(p, rnd + 5, n * m)[t * n:(t + 1) * n]
+            assert torch.equal(idst[:n], want), f"{where}: int32 sum reducescatter"
+        ms.barrier_all_on_stream()
+    if rest is not None:
+        ms.team_destroy(rest)
+
+
+def test_team_barrier_and_sync_on_a_side_stream():
+    side = torch.cuda.Stream()
+    with ms.tensor_scope():
+        y = ms.zeros(4096, torch.float32)
+        ms.barrier_all_on_stream()
+        torch.cuda.synchronize()
+        with torch.cuda.stream(side):
+            src = data(me(), 40, 4096)
+            ms.put(y, src, right())
+            ms.barrier()  # the puts of every PE are delivered when the side stream passes it
+            ms.team_sync(ms.TEAM_NODE)
+        side.synchronize()
+        assert torch.equal(y, data(left(), 40, 4096))
+        ms.barrier(stream=side)
+        side.synchronize()
+
+
+def test_team_split_2d_and_translate():
+    x, y = ms.team_split_2d(ms.TEAM_WORLD, 1)  # one column: rows of one PE, the column is the world
+    try:
+        assert (ms.team_n_pes(x), ms.team_my_pe(x)) == (1, 0)
+        assert (ms.team_n_pes(y), ms.team_my_pe(y)) == (npes(), me())
+        assert members_of(y) == list(range(npes()))
+        assert ms.team_translate_pe(ms.TEAM_WORLD, me(), x) == 0
+        assert ms.team_translate_pe(ms.TEAM_WORLD, right(), x) is None
+    finally:
+        ms.team_destroy(x)
+        ms.team_destroy(y)
+    with pytest.raises(ms.Error, match="INVALID_USAGE"):  # the PEs disagree: every PE fails the same way
+        ms.team_split_strided(ms.TEAM_WORLD, 0, 1, 1 + me() % 2)
+
+
+def test_collective_bad_inputs():
+    with ms.tensor_scope():
+        x = ms.empty(64 * npes(), torch.float32)
+        local = torch.zeros(64, device="cuda")  # not symmetric
+        with pytest.raises(ValueError, match="needs"):
+            ms.fcollect(x, x[:63])
+        with pytest.raises(ValueError, match="must match"):
+            ms.broadcast(x[:64], x[:32], 0)
+        with pytest.raises(ValueError, match="integer dtype"):
+            ms.reduce(x, x, "xor")
+        with pytest.raises(ValueError, match="cannot be reduced"):
+            flags = torch.zeros(8, dtype=torch.bool, device="cuda")
+            ms.reduce(flags, flags)
+        with pytest.raises(ValueError, match="unknown team"):
+            ms.fcollect(x, x[:64], team=ms.TEAM_INVALID)
+        with pytest.raises(ms.Error, match="INVALID_USAGE"):
+            ms.reduce(local, local)
+        with pytest.raises(ms.Error, match="INVALID_USAGE"):
+            ms.broadcast(x[:64], x[64:128], npes())  # root out of range
+        torch.cuda.synchronize()
+        assert ms.device_error() is None
+        ms.barrier_all_on_stream()
