@@ -14,7 +14,8 @@
 #      _destroy / _translate_pe, broadcast, fcollect, alltoall, reduce, reducescatter, barrier,
 #      team_sync on torch's streams): python/tests/test_api.py with torch present (the torch
 #      layer's argument checks), then python/tests/test_torch_gpu.py under torchrun with 2 and 3
-#      PEs sharing the GPU (MPS), and python_api through ctest.
+#      PEs sharing the GPU (MPS).
+#   B was not run: device lending was paused for the rest of session 28 before it started.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
