@@ -12,6 +12,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mori/platform/gpu_runtime.hpp"
@@ -383,24 +384,21 @@ NB_MODULE(_C, m) {
       },
       nb::arg("sig_addr"), nb::arg("cmp"), nb::arg("cmp_value"), nb::arg("stream"));
   // ---- team collectives, stream-ordered (mori/shmem_team.h)
-  m.def(
-      "barrier_on_stream",
-      [](int team, uintptr_t stream) {
-        requireInit("barrier_on_stream");
-        check(mori_shmem_barrier_on_stream(team, toStream(stream)), "barrier_on_stream");
-      },
-      nb::arg("team"), nb::arg("stream"));
-  m.def(
-      "team_sync_on_stream",
-      [](int team, uintptr_t stream) {
-        requireInit("team_sync_on_stream");
-        check(mori_shmem_team_sync_on_stream(team, toStream(stream)), "team_sync_on_stream");
-      },
-      nb::arg("team"), nb::arg("stream"));
+  using TeamOnStream = int (*)(mori_shmem_team_t, mori_shmem_stream_t);
+  const std::pair<const char*, TeamOnStream> teamSyncs[] = {{"barrier_on_stream", mori_shmem_barrier_on_stream},
+                                                            {"team_sync_on_stream", mori_shmem_team_sync_on_stream}};
+  for (const auto& call : teamSyncs)
+    m.def(
+        call.first,
+        [name = call.first, fn = call.second](int team, uintptr_t stream) {
+          requireInit(name);
+          check(fn(team, toStream(stream)), name);
+        },
+        nb::arg("team"), nb::arg("stream"));
   m.def(
       "_collective_on_stream",
-      [](const std::string& call, int kind, int team, uintptr_t dest, uintptr_t source, size_t nelems,
-         size_t elemBytes, int root, int dtype, int op, uintptr_t stream) {
+      [](const std::string& call, int kind, int team, uintptr_t dest, uintptr_t source, size_t nelems, size_t elemBytes,
+         int root, int dtype, int op, uintptr_t stream) {
         requireInit(call.c_str());
         check(mori_shmemi_collective(kind, team, toPointer(dest), toPointer(source), nelems, elemBytes, root, dtype, op,
                                      toStream(stream), 0),
