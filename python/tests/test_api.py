@@ -1,7 +1,7 @@
 """mori_shmem without a GPU: API surface, clear errors before init, argument checks of the host and
-torch layers, DLPack tensors made by nanobind read through numpy/torch, and (for an installed
-wheel, MORI_SHMEM_TEST_WHEEL=1) the headers, library and CMake package the wheel carries, used by a
-C++ project through find_package(mori_shmem).
+torch layers (the collectives' wiring on stand-in tensors), DLPack tensors made by nanobind read
+through numpy/torch, and (for an installed wheel, MORI_SHMEM_TEST_WHEEL=1) the headers, library and
+CMake package the wheel carries, used by a C++ project through find_package(mori_shmem).
 
 Run: pytest python/tests/test_api.py   (module on sys.path: a wheel install, or PYTHONPATH=<build>/python)
      python3 python/tests/test_api.py  (the same, without pytest)
@@ -299,6 +299,100 @@ class SymmetricTensorBookkeeping(unittest.TestCase):
             ms._C.device_synchronize()  # a GPU here: returns
         except ms.Error as e:
             self.assertIn("device_synchronize", str(e))
+
+
+class CollectiveWiring(unittest.TestCase):
+    """What the torch layer's collectives pass to mori_shmemi_collective (kind, team, counts, element
+    size, root, dtype, op, stream) and what they refuse, on stand-in tensors and a recording _C: no
+    torch, GPU or runtime needed."""
+
+    class Dtype:
+        def __init__(self, name, floating):
+            self.name, self.is_floating_point = name, floating
+
+        def __str__(self):
+            return "torch." + self.name
+
+        def __eq__(self, other):
+            return self.name == other.name
+
+        def __hash__(self):
+            return hash(self.name)
+
+    class Tensor:
+        is_cuda, device = True, "cuda:0"
+
+        def __init__(self, n, dtype, size, ptr):
+            self.n, self.dtype, self.size, self.ptr = n, dtype, size, ptr
+
+        def is_contiguous(self):
+            return True
+
+        def numel(self):
+            return self.n
+
+        def element_size(self):
+            return self.size
+
+        def data_ptr(self):
+            return self.ptr
+
+    def setUp(self):
+        from mori_shmem import _torch_collectives as tc
+        self.tc, self.calls = tc, []
+        test = self
+
+        class RecordingC:
+            def __getattr__(self, name):
+                return getattr(ms._C, name)
+
+            def team_n_pes(self, team):
+                return 4
+
+            def _collective_on_stream(self, *args):
+                test.calls.append(args)
+
+        self.saved = tc._C, tc._stream_handle
+        tc._C, tc._stream_handle = RecordingC(), lambda stream, device: 77
+
+    def tearDown(self):
+        self.tc._C, self.tc._stream_handle = self.saved
+
+    def test_arguments_reach_the_collective_entry(self):
+        T, f32, i32 = self.Tensor, self.Dtype("float32", True), self.Dtype("int32", False)
+        tc, c = self.tc, ms._C
+        tc.broadcast(T(10, f32, 4, 0x100), T(10, f32, 4, 0x200), 3)
+        tc.fcollect(T(40, f32, 4, 0x100), T(10, f32, 4, 0x200))
+        tc.alltoall(T(40, f32, 4, 0x100), T(40, f32, 4, 0x200), team=5)
+        tc.reduce(T(10, i32, 4, 0x100), T(10, i32, 4, 0x200), "xor")
+        tc.reducescatter(T(10, f32, 4, 0x100), T(40, f32, 4, 0x200), "max")
+        # (call, kind, team, dest, source, nelems, elem_bytes, root, dtype, op, stream)
+        self.assertEqual(self.calls, [
+            ("broadcast", c._COLL_BROADCAST, 0, 0x100, 0x200, 10, 4, 3, 0, 0, 77),
+            ("fcollect", c._COLL_FCOLLECT, 0, 0x100, 0x200, 10, 4, 0, 0, 0, 77),
+            ("alltoall", c._COLL_ALLTOALL, 5, 0x100, 0x200, 10, 4, 0, 0, 0, 77),
+            ("reduce", c._COLL_REDUCE, 0, 0x100, 0x200, 10, 4, 0, c._REDUCE_DTYPES["int32"], c._REDUCE_OPS["xor"], 77),
+            ("reducescatter", c._COLL_REDUCESCATTER, 0, 0x100, 0x200, 10, 4, 0, c._REDUCE_DTYPES["float32"],
+             c._REDUCE_OPS["max"], 77),
+        ])
+
+    def test_misuse_is_refused_before_the_runtime(self):
+        T, f32, i32 = self.Tensor, self.Dtype("float32", True), self.Dtype("int32", False)
+        flag = self.Dtype("bool", False)
+        tc = self.tc
+        for call, args, message in (
+                (tc.reduce, (T(10, f32, 4, 1), T(10, f32, 4, 1), "and"), "needs an integer dtype"),
+                (tc.reduce, (T(8, flag, 1, 1), T(8, flag, 1, 1)), "cannot be reduced"),
+                (tc.reduce, (T(10, f32, 4, 1), T(10, f32, 4, 1), "avg"), "op must be one of"),
+                (tc.fcollect, (T(39, f32, 4, 1), T(10, f32, 4, 2)), "needs 4 x 10"),
+                (tc.alltoall, (T(42, f32, 4, 1), T(42, f32, 4, 2)), "multiple of the team's 4"),
+                (tc.reducescatter, (T(10, f32, 4, 1), T(41, f32, 4, 2)), "needs 4 x 10"),
+                (tc.broadcast, (T(10, f32, 4, 1), T(10, i32, 4, 2), 0), "must match"),
+                (tc.broadcast, (T(10, f32, 4, 1), T(9, f32, 4, 2), 0), "must match")):
+            with self.subTest(call=call.__name__, message=message):
+                with self.assertRaisesRegex(ValueError, message):
+                    call(*args)
+        self.assertEqual(self.calls, [])
 
 
 @unittest.skipIf(torch is not None, "torch is importable here (the torch tests below cover it)")
