@@ -71,6 +71,8 @@ MORI_API int mori_shmem_initialized(void) { return Runtime::current() ? 1 : 0; }
 
 MORI_API int mori_shmem_finalize(void) { return code(Runtime::finalize()); }
 
+MORI_API void mori_shmem_global_exit(int status) { Runtime::globalExit(status); }
+
 // ---- PEs and teams -------------------------------------------------------------------------
 
 MORI_API int mori_shmemi_my_pe(void) {

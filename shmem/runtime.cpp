@@ -6,6 +6,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "application/bootstrap/process_exit.hpp"
 #include "application/bootstrap/shm_bootstrap.hpp"
 #include "mori/platform/clock.hpp"
 #include "shmem/module_registry.hpp"
@@ -301,6 +302,20 @@ Runtime::~Runtime() {
   if (stream_) (void)hipStreamDestroy(stream_);
   ctx_.reset();
   boot_.reset();
+}
+
+void Runtime::globalExit(int status) {
+  // Unlocked, as every API call reads it: an init or finalize on another thread may hold the lock
+  // for as long as its bootstrap waits, and a global exit must not wait for that.
+  if (Runtime* r = currentSlot()) {
+    MORI_LOG_WARN(log::kInit, "PE %d: mori_shmem_global_exit(%d): every PE of the job exits", r->boot_->rank(), status);
+    r->boot_->globalExit(status);
+  }
+  MORI_LOG_WARN(log::kInit,
+                "mori_shmem_global_exit(%d) before mori_shmem_init or after mori_shmem_finalize: only this process "
+                "exits",
+                status);
+  bootstrap::exitProcess(status);
 }
 
 Status Runtime::finalize() {

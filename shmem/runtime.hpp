@@ -27,6 +27,8 @@ class Runtime {
   static Runtime* current();
   static Status initialize(unsigned flags, const mori_shmem_init_attr_t* attr);
   static Status finalize();
+  // mori_shmem_global_exit: through the bootstrap when initialised, else this process alone.
+  [[noreturn]] static void globalExit(int status);
 
   bootstrap::Bootstrap& boot() { return *boot_; }
   context::Context& ctx() { return *ctx_; }

@@ -52,6 +52,18 @@ class Bootstrap {
   virtual int failedPe() { return -1; }
   virtual bool detectsPeerFailure() const { return false; }
 
+  // Global exit (mori_shmem_global_exit): every PE of the job exits with `status`; never returns.
+  // MPI: MPI_Abort on the bootstrap's communicator (the launcher ends every process). Sockets: an
+  // exit request to the root, which sends every PE an exit notice; a PE reads it in its next
+  // bootstrap step or, between steps, in failedPe() (the peer monitor's 50 ms period), and exits
+  // with the status (process_exit.hpp). The requester exits once the root acknowledges, the root
+  // once every PE has closed its connection, each within a few seconds at most: a PE that reads
+  // no notice in that time (no monitor yet, not in a bootstrap call) finds it in its next call,
+  // or sees the root's connection close. Any thread may call it; one in a collective on another
+  // thread is waited for at most a few seconds, after which this PE exits alone (its peers see
+  // its connection drop: an error, not a hang).
+  [[noreturn]] virtual void globalExit(int status) = 0;
+
  protected:
   // Implementations call this once connected: fills localRank/localSize from host identities.
   Status discoverLocalRanks();

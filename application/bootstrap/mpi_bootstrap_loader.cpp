@@ -1,6 +1,7 @@
 #include "application/bootstrap/mpi_bootstrap_loader.hpp"
 
 #include <dlfcn.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <mutex>
@@ -8,6 +9,7 @@
 
 #include "application/bootstrap/bootstrap.hpp"
 #include "application/bootstrap/mpi_bootstrap_plugin.h"
+#include "application/bootstrap/process_exit.hpp"
 #include "application/bootstrap/remote_status.hpp"
 
 namespace mori::bootstrap {
@@ -68,6 +70,11 @@ class MpiBootstrap final : public Bootstrap {
   Status barrier() override { return check(h_->barrier(h_), "barrier"); }
   Status broadcast(void* buf, size_t bytes, int root) override {
     return check(h_->bcast(h_, buf, bytes, root), "broadcast");
+  }
+  void globalExit(int status) override {
+    fflush(nullptr);  // MPI_Abort may end this process before anything else runs
+    (void)check(h_->abort(h_, status), "global exit (MPI_Abort)");
+    exitProcess(status);  // MPI_Abort returned: this PE at least
   }
 
  private:

@@ -430,6 +430,13 @@ int opFinalize(mori_bootstrap_mpi_t* self) {
   return 0;
 }
 
+int opAbort(mori_bootstrap_mpi_t* self, int status) {
+  Ctx* c = static_cast<Ctx*>(self->internal);
+  // Any state will do: MPI_Abort is meant for jobs in trouble, and the duplicate may have failed.
+  const int rc = MPI_Abort(c->comm != MPI_COMM_NULL ? c->comm : MPI_COMM_WORLD, status);
+  return FAIL(c, MORI_SHMEM_ERROR_SYSTEM, "MPI bootstrap: MPI_Abort returned: " + mpiError(rc));
+}
+
 // A communicator duplicate that timed out: MPI still owns the request and will write the new
 // communicator into `comm` when (if) the other ranks join, so both live until exit.
 struct PendingDup {
@@ -587,6 +594,7 @@ MORI_PLUGIN_EXPORT int mori_shmem_bootstrap_mpi_open(const mori_bootstrap_mpi_ar
   c->pub.barrier = opBarrier;
   c->pub.bcast = opBcast;
   c->pub.finalize = opFinalize;
+  c->pub.abort = opAbort;
   c->pub.internal = c;
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
   int vlen = 0;

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define MORI_BOOTSTRAP_MPI_INTERFACE 1
+#define MORI_BOOTSTRAP_MPI_INTERFACE 2
 #define MORI_BOOTSTRAP_MPI_LIBRARY "libmori_shmem_bootstrap_mpi.so"
 #define MORI_BOOTSTRAP_MPI_INTERFACE_SYMBOL "mori_shmem_bootstrap_mpi_interface"
 #define MORI_BOOTSTRAP_MPI_OPEN_SYMBOL "mori_shmem_bootstrap_mpi_open"
@@ -53,6 +53,9 @@ typedef struct mori_bootstrap_mpi {
   int (*bcast)(struct mori_bootstrap_mpi* self, void* buf, size_t bytes, int root);
   /* Frees the duplicated communicator and the handle; never calls MPI_Finalize. */
   int (*finalize)(struct mori_bootstrap_mpi* self);
+  /* Global exit: MPI_Abort(communicator, status), which ends every process of the job with the
+   * launcher reporting `status`. Returns (a negative status) only where MPI_Abort did. */
+  int (*abort)(struct mori_bootstrap_mpi* self, int status);
   void* internal;
 } mori_bootstrap_mpi_t;
 

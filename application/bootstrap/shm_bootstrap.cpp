@@ -134,6 +134,9 @@ class ShmBootstrap final : public Bootstrap {
   }
 
   int failedPe() override { return inner_->failedPe(); }
+  // The exit request and notices travel through the wrapped bootstrap: its failedPe(), which the
+  // waits here poll, reads a notice.
+  void globalExit(int status) override { inner_->globalExit(status); }
   bool detectsPeerFailure() const override { return inner_->detectsPeerFailure(); }
 
  private:

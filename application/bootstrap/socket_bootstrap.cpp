@@ -3,13 +3,29 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/socket.h>
 
+#include <chrono>
 #include <new>
 
 #include "application/bootstrap/format.hpp"
+#include "application/bootstrap/process_exit.hpp"
 #include "application/bootstrap/remote_status.hpp"
 
 namespace mori::bootstrap {
+
+namespace {
+// Global exit: how long the caller waits for another thread's collective, the root's
+// acknowledgement, and the PEs' closing after the notice (peers with a monitor take 50 ms).
+constexpr auto kExitLockWait = std::chrono::seconds(2);
+constexpr double kExitSendS = 1.0, kExitWaitS = 5.0;
+
+[[noreturn]] void exitOnNotice(int rank, const wire::ExitNote& e) {
+  MORI_LOG_WARN(log::kBootstrap, "PE %d: exiting with status %d (%d to the launcher): PE %d called for a global exit",
+                rank, e.status, e.status & 0xff, e.pe);
+  exitProcess(e.status);
+}
+}  // namespace
 
 Status SocketBootstrap::createRoot(const SocketParams& p, Fd listener, const SockAddr& listenAddr,
                                    std::unique_ptr<Bootstrap>* out) {
@@ -123,7 +139,7 @@ Status SocketBootstrap::broadcast(void* buf, size_t bytes, int root) {
 }
 
 Status SocketBootstrap::run(wire::Op op, size_t bytes, int root, Plan& plan) {
-  std::lock_guard<std::mutex> lock(io_);
+  std::lock_guard<std::timed_mutex> lock(io_);
   wire::Call call;
   call.op = op;
   call.seq = ++seq_;
@@ -165,10 +181,14 @@ Status SocketBootstrap::peerFail(Status st, const std::string& msg) {
 }
 
 Status SocketBootstrap::rootStage(std::vector<Transfer>& xs, const std::vector<int>& pes, const wire::Call& call,
-                                  const char* lateWhat) {
+                                  const char* lateWhat, bool headers) {
   Deadline dl(p_.timeoutS);
   int failed = -1, sysErr = 0;
-  IoResult r = moveBytes(xs, dl, &failed, &sysErr);
+  auto isExitRequest = [](const Transfer& t) {
+    return wire::frameMagic(static_cast<const uint8_t*>(t.recv[0].iov_base)) == wire::kExitRequestMagic;
+  };
+  IoResult r = moveBytes(xs, dl, &failed, &sysErr, headers ? isExitRequest : std::function<bool(const Transfer&)>());
+  if (r == IoResult::Ended) rootExitFrom(pes[failed], static_cast<const uint8_t*>(xs[failed].recv[0].iov_base));
   if (r == IoResult::Done) return Status::Success;
   const std::string what = call.describe();
   if (r == IoResult::TimedOut) {
@@ -196,11 +216,13 @@ Status SocketBootstrap::runRoot(const wire::Call& call, Plan& plan) {
   // 1. Every PE's call header: who arrived, and did all call the same collective?
   std::vector<uint8_t> heads(n * wire::kCallBytes);
   for (int pe = 1; pe < n; ++pe) transferTo(pe).addRecv(&heads[pe * wire::kCallBytes], wire::kCallBytes);
-  MORI_TRY(rootStage(xs, pes, call, "did not arrive"));
+  MORI_TRY(rootStage(xs, pes, call, "did not arrive", true));
   std::vector<int> odd;
   std::string oddCall;
   bool oddAlike = true;
   for (int pe = 1; pe < n; ++pe) {
+    if (wire::frameMagic(&heads[pe * wire::kCallBytes]) == wire::kExitRequestMagic)
+      rootExitFrom(pe, &heads[pe * wire::kCallBytes]);
     wire::Call theirs;
     if (!wire::decode(&heads[pe * wire::kCallBytes], &theirs))
       return rootFail(Status::Internal, pe,
@@ -269,6 +291,8 @@ Status SocketBootstrap::runPeer(const wire::Call& call, Plan& plan) {
                                     what.c_str(), root.addr.c_str())
                         : strprintf("%s: connection to the bootstrap root (PE 0 at %s) failed: %s", what.c_str(),
                                     root.addr.c_str(), strerror(xs[0].err)));
+  wire::ExitNote exitNote;
+  if (wire::decodeExitNotice(verdict, &exitNote)) exitOnNotice(p_.rank, exitNote);
   wire::Verdict v;
   if (!wire::decode(verdict, &v))
     return peerFail(Status::Internal, strprintf("%s: the bootstrap root (PE 0 at %s) sent something that is not a "
@@ -308,7 +332,7 @@ Status SocketBootstrap::runPeer(const wire::Call& call, Plan& plan) {
 
 int SocketBootstrap::failedPe() {
   if (deadPe_.load() >= 0 || p_.nranks == 1) return deadPe_.load();
-  std::unique_lock<std::mutex> lock(io_, std::try_to_lock);
+  std::unique_lock<std::timed_mutex> lock(io_, std::try_to_lock);
   if (!lock.owns_lock() || !ok(failed_)) return deadPe_.load();  // a collective runs: it sees failures itself
   return p_.rank == 0 ? rootProbe() : peerProbe();
 }
@@ -318,14 +342,23 @@ int SocketBootstrap::rootProbe() {
   std::vector<int> pes;
   for (int pe = 1; pe < p_.nranks; ++pe)
     if (links_[pe].fd.valid()) {
-      // POLLIN alone is normal (a PE may send its next call header before the root calls).
-      pfds.push_back(pollfd{links_[pe].fd.get(), POLLRDHUP, 0});
+      pfds.push_back(pollfd{links_[pe].fd.get(), POLLIN | POLLRDHUP, 0});
       pes.push_back(pe);
     }
   if (poll(pfds.data(), pfds.size(), 0) <= 0) return -1;
   for (size_t i = 0; i < pfds.size(); ++i) {
-    if (!(pfds[i].revents & (POLLRDHUP | POLLHUP | POLLERR))) continue;
     const int pe = pes[i];
+    // Data is normally a PE's next call header, sent before the root calls; or an exit request.
+    uint8_t frame[wire::kCallBytes];
+    if ((pfds[i].revents & POLLIN) && recv(pfds[i].fd, frame, 4, MSG_PEEK | MSG_DONTWAIT) == 4 &&
+        wire::frameMagic(frame) == wire::kExitRequestMagic) {
+      std::vector<Transfer> xs(1);
+      xs[0].fd = pfds[i].fd;
+      xs[0].addRecv(frame, sizeof(frame));
+      int failed = -1, sysErr = 0;
+      if (moveBytes(xs, Deadline(kExitSendS), &failed, &sysErr) == IoResult::Done) rootExitFrom(pe, frame);
+    }
+    if (!(pfds[i].revents & (POLLRDHUP | POLLHUP | POLLERR))) continue;
     std::string msg = strprintf(
         "PE %d (%s) closed its bootstrap connection outside a collective (the process exited "
         "or crashed?)",
@@ -341,14 +374,17 @@ int SocketBootstrap::peerProbe() {
   pollfd pfd{root.fd.get(), POLLIN | POLLRDHUP, 0};
   if (poll(&pfd, 1, 0) <= 0) return -1;
   if (pfd.revents & POLLIN) {
-    // Outside a collective the root sends nothing but a failure report.
+    // Outside a collective the root sends nothing but a failure report or an exit notice.
     uint8_t head[wire::kVerdictBytes];
     std::vector<Transfer> xs(1);
     xs[0].fd = root.fd.get();
     xs[0].addRecv(head, sizeof(head));
     int failed = -1, sysErr = 0;
     wire::Verdict v;
-    if (moveBytes(xs, Deadline(1.0), &failed, &sysErr) == IoResult::Done && wire::decode(head, &v) && v.status != 0) {
+    wire::ExitNote e;
+    const bool got = moveBytes(xs, Deadline(1.0), &failed, &sysErr) == IoResult::Done;
+    if (got && wire::decodeExitNotice(head, &e)) exitOnNotice(p_.rank, e);
+    if (got && wire::decode(head, &v) && v.status != 0) {
       std::string text;
       if (!wire::readVerdictText(root.fd.get(), v.textLen, Deadline(1.0), &text)) text = "(reason lost)";
       const int pe = v.pe > 0 && v.pe < p_.nranks ? v.pe : 0;
@@ -365,6 +401,69 @@ int SocketBootstrap::peerProbe() {
     return 0;
   }
   return -1;
+}
+
+void SocketBootstrap::globalExit(int status) {
+  std::unique_lock<std::timed_mutex> lock(io_, std::defer_lock);
+  if (!lock.try_lock_for(kExitLockWait)) {
+    MORI_LOG_WARN(log::kBootstrap,
+                  "PE %d: global exit: another thread has been in a bootstrap collective for %lld s; this PE exits "
+                  "alone (the others see its connection drop)",
+                  p_.rank, static_cast<long long>(kExitLockWait.count()));
+    exitProcess(status);
+  }
+  const wire::ExitNote e{status, p_.rank};
+  if (p_.rank == 0) rootExit(e);
+  const PeerLink& root = links_[0];
+  if (p_.nranks == 1 || !ok(failed_) || !root.fd.valid()) {
+    if (p_.nranks > 1)
+      MORI_LOG_WARN(log::kBootstrap, "PE %d: global exit: the bootstrap failed earlier (%s); this PE exits alone",
+                    p_.rank, failure_.c_str());
+    exitProcess(status);
+  }
+  uint8_t request[wire::kCallBytes];
+  wire::encodeExitRequest(e, request);
+  sendToEach({root.fd.get()}, {iovec{request, sizeof(request)}}, Deadline(kExitSendS));
+  // The root's notice acknowledges the request; a failure report may come before it. A notice
+  // for another PE's request (two at once) wins: every PE exits with the status the root chose.
+  const Deadline dl(kExitWaitS);
+  for (;;) {
+    uint8_t frame[wire::kVerdictBytes];
+    std::vector<Transfer> xs(1);
+    xs[0].fd = root.fd.get();
+    xs[0].addRecv(frame, sizeof(frame));
+    int failed = -1, sysErr = 0;
+    wire::Verdict v;
+    wire::ExitNote notice;
+    std::string text;
+    if (moveBytes(xs, dl, &failed, &sysErr) != IoResult::Done) break;
+    if (wire::decodeExitNotice(frame, &notice)) {
+      if (notice.pe != p_.rank) exitOnNotice(p_.rank, notice);
+      break;
+    }
+    if (!wire::decode(frame, &v) || !wire::readVerdictText(root.fd.get(), v.textLen, dl, &text)) break;
+  }
+  exitProcess(status);
+}
+
+void SocketBootstrap::rootExitFrom(int pe, const uint8_t* frame) {
+  wire::ExitNote e;
+  (void)wire::decodeExitRequest(frame, &e);
+  e.pe = pe;  // the connection says who asked; the frame's own claim is not needed
+  rootExit(e);
+}
+
+void SocketBootstrap::rootExit(const wire::ExitNote& e) {
+  uint8_t notice[wire::kVerdictBytes];
+  wire::encodeExitNotice(e, notice);
+  std::vector<int> fds;
+  for (int pe = 1; pe < p_.nranks; ++pe)
+    if (links_[pe].fd.valid()) fds.push_back(links_[pe].fd.get());
+  sendToEach(fds, {iovec{notice, sizeof(notice)}}, Deadline(kExitSendS));
+  for (int fd : fds) shutdown(fd, SHUT_WR);
+  drainUntilClosed(fds, Deadline(kExitWaitS));
+  if (e.pe == 0) exitProcess(e.status);
+  exitOnNotice(0, e);
 }
 
 }  // namespace mori::bootstrap

@@ -42,6 +42,7 @@ class SocketBootstrap final : public Bootstrap {
   // itself sees the failure. Thread-safe against the collectives.
   int failedPe() override;
   bool detectsPeerFailure() const override { return true; }
+  [[noreturn]] void globalExit(int status) override;
 
  private:
   // Payload segments of one collective. Root: per peer PE, what it receives from and sends to
@@ -57,9 +58,14 @@ class SocketBootstrap final : public Bootstrap {
   Status run(wire::Op op, size_t bytes, int root, Plan& plan);
   Status runRoot(const wire::Call& call, Plan& plan);
   // Root: moves one stage's bytes (xs[i] is with PE pes[i]); a failure names the PE(s).
-  Status rootStage(std::vector<Transfer>& xs, const std::vector<int>& pes, const wire::Call& call,
-                   const char* lateWhat);
+  // Stage 1 (the call headers) also ends at the first exit request, and the root exits.
+  Status rootStage(std::vector<Transfer>& xs, const std::vector<int>& pes, const wire::Call& call, const char* lateWhat,
+                   bool headers = false);
   Status runPeer(const wire::Call& call, Plan& plan);
+  // Root: sends every PE the exit notice, waits (bounded) for them to close, exits. Holds io_.
+  [[noreturn]] void rootExit(const wire::ExitNote& e);
+  // Root: the exit request in the frame PE `pe` sent (a call header's place), if it is one.
+  [[noreturn]] void rootExitFrom(int pe, const uint8_t* frame);
   // Root: tells every live PE but `skipPe` why the collective failed, marks this bootstrap
   // unusable and returns st.
   Status rootFail(Status st, int skipPe, const std::string& msg);
@@ -74,8 +80,9 @@ class SocketBootstrap final : public Bootstrap {
 
   std::vector<PeerLink> links_;  // root: indexed by PE (0 unused); non-root: one link, to the root
   uint64_t seq_ = 0;
-  // io_ serialises the collectives (run) with failedPe(); failed_/failure_ change under it.
-  std::mutex io_;
+  // io_ serialises the collectives (run) with failedPe() and globalExit(); failed_/failure_
+  // change under it. Timed: a global exit waits for another thread's collective only so long.
+  std::timed_mutex io_;
   Status failed_ = Status::Success;
   std::string failure_;
   std::atomic<int> deadPe_{-1};  // the PE that failed, once known

@@ -167,7 +167,8 @@ bool finished(const Transfer& t) { return t.recvComplete() && (t.sendComplete() 
 
 }  // namespace
 
-IoResult moveBytes(std::vector<Transfer>& xs, const Deadline& dl, int* failed, int* sysErr) {
+IoResult moveBytes(std::vector<Transfer>& xs, const Deadline& dl, int* failed, int* sysErr,
+                   const std::function<bool(const Transfer&)>& endsWhen) {
   std::vector<pollfd> pfds;
   std::vector<size_t> owner;
   *failed = -1;
@@ -204,6 +205,50 @@ IoResult moveBytes(std::vector<Transfer>& xs, const Deadline& dl, int* failed, i
         *failed = static_cast<int>(owner[k]);
         return IoResult::Failed;
       }
+      if (endsWhen && finished(t) && endsWhen(t)) {
+        *failed = static_cast<int>(owner[k]);
+        return IoResult::Ended;
+      }
+    }
+  }
+}
+
+void sendToEach(const std::vector<int>& fds, const std::vector<iovec>& bytes, const Deadline& dl) {
+  std::vector<Transfer> xs;
+  for (int fd : fds) {
+    if (fd < 0) continue;
+    xs.emplace_back();
+    xs.back().fd = fd;
+    for (const iovec& v : bytes) xs.back().addSend(v.iov_base, v.iov_len);
+  }
+  while (!xs.empty()) {
+    int failed = -1, sysErr = 0;
+    IoResult r = moveBytes(xs, dl, &failed, &sysErr);
+    if (r != IoResult::Failed || failed < 0) return;
+    xs.erase(xs.begin() + failed);
+  }
+}
+
+void drainUntilClosed(const std::vector<int>& fds, const Deadline& dl) {
+  std::vector<pollfd> open;
+  for (int fd : fds)
+    if (fd >= 0) open.push_back(pollfd{fd, POLLIN, 0});
+  char scratch[4096];
+  while (!open.empty() && !dl.expired()) {
+    int n = poll(open.data(), open.size(), dl.pollMs());
+    if (n < 0 && errno != EINTR) return;
+    for (size_t i = 0; i < open.size() && n > 0;) {
+      if (!open[i].revents) {
+        ++i;
+        continue;
+      }
+      ssize_t got = recv(open[i].fd, scratch, sizeof(scratch), MSG_DONTWAIT);
+      const bool closed = got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+      open[i].revents = 0;
+      if (closed)
+        open.erase(open.begin() + static_cast<std::ptrdiff_t>(i));
+      else
+        ++i;
     }
   }
 }

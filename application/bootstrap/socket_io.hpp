@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <sys/uio.h>
 
+#include <functional>
 #include <vector>
 
 #include "application/bootstrap/deadline.hpp"
@@ -78,11 +79,22 @@ struct Transfer {
   size_t sendIdx_ = 0, sendOff_ = 0, recvIdx_ = 0, recvOff_ = 0;
 };
 
-enum class IoResult { Done, TimedOut, Failed };
+enum class IoResult { Done, TimedOut, Failed, Ended };
 
 // Moves every transfer's bytes concurrently until all are done, one fails (its index in
 // *failed; -1 with *sysErr when poll() itself failed), or the deadline passes (then the
-// transfers still pending have done == false).
-IoResult moveBytes(std::vector<Transfer>& xs, const Deadline& dl, int* failed, int* sysErr);
+// transfers still pending have done == false). `endsWhen`, if given, is asked about each
+// transfer as it completes: true ends the wait at once with Ended (its index in *failed).
+IoResult moveBytes(std::vector<Transfer>& xs, const Deadline& dl, int* failed, int* sysErr,
+                   const std::function<bool(const Transfer&)>& endsWhen = nullptr);
+
+// Sends `bytes` to each socket, concurrently; best effort within `dl` (a socket that fails is
+// dropped and the others go on).
+void sendToEach(const std::vector<int>& fds, const std::vector<iovec>& bytes, const Deadline& dl);
+
+// Reads and discards what arrives on each socket until every one has been closed by its peer
+// (or failed), or `dl` passes. Nothing unread is left behind to turn this side's close into a
+// reset, which could cost the peer what was sent to it last.
+void drainUntilClosed(const std::vector<int>& fds, const Deadline& dl);
 
 }  // namespace mori::bootstrap

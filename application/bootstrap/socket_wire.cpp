@@ -125,6 +125,27 @@ bool decode(const uint8_t* in, Call* c) {
   return true;
 }
 
+namespace {
+void encodeExit(uint32_t magic, const ExitNote& e, uint8_t* out, size_t bytes) {
+  memset(out, 0, bytes);
+  put32(out + 0, magic);
+  put32(out + 4, static_cast<uint32_t>(e.status));
+  put32(out + 8, static_cast<uint32_t>(e.pe));
+}
+bool decodeExit(uint32_t magic, const uint8_t* in, ExitNote* e) {
+  if (get32(in) != magic) return false;
+  e->status = static_cast<int32_t>(get32(in + 4));
+  e->pe = static_cast<int32_t>(get32(in + 8));
+  return true;
+}
+}  // namespace
+
+void encodeExitRequest(const ExitNote& e, uint8_t* out) { encodeExit(kExitRequestMagic, e, out, kCallBytes); }
+bool decodeExitRequest(const uint8_t* in, ExitNote* e) { return decodeExit(kExitRequestMagic, in, e); }
+void encodeExitNotice(const ExitNote& e, uint8_t* out) { encodeExit(kExitNoticeMagic, e, out, kVerdictBytes); }
+bool decodeExitNotice(const uint8_t* in, ExitNote* e) { return decodeExit(kExitNoticeMagic, in, e); }
+uint32_t frameMagic(const uint8_t* in) { return get32(in); }
+
 void sendVerdicts(const std::vector<int>& fds, Status status, int pe, const std::string& text, const Deadline& dl) {
   Verdict v;
   v.status = static_cast<int32_t>(status);
@@ -132,22 +153,9 @@ void sendVerdicts(const std::vector<int>& fds, Status status, int pe, const std:
   v.textLen = static_cast<uint32_t>(text.size() < kMaxVerdictText ? text.size() : kMaxVerdictText);
   uint8_t head[kVerdictBytes];
   encode(v, head);
-  std::vector<Transfer> xs;
-  for (int fd : fds) {
-    if (fd < 0) continue;
-    Transfer t;
-    t.fd = fd;
-    t.addSend(head, sizeof(head));
-    t.addSend(text.data(), v.textLen);
-    xs.push_back(std::move(t));
-  }
-  // Drop the ones that fail and carry on with the rest.
-  while (!xs.empty()) {
-    int failed = -1, sysErr = 0;
-    IoResult r = moveBytes(xs, dl, &failed, &sysErr);
-    if (r != IoResult::Failed || failed < 0) return;
-    xs.erase(xs.begin() + failed);
-  }
+  std::vector<iovec> frame{iovec{head, sizeof(head)}};
+  if (v.textLen) frame.push_back(iovec{const_cast<char*>(text.data()), v.textLen});
+  sendToEach(fds, frame, dl);
 }
 
 bool readVerdictText(int fd, uint32_t textLen, const Deadline& dl, std::string* text) {

@@ -116,6 +116,17 @@ int mori_shmem_initialized(void);
  * finalised by mori-shmem. A later init starts afresh. */
 int mori_shmem_finalize(void);
 
+/* Ends every PE of the job with exit status `status` (the launcher sees its low 8 bits); does
+ * not return (OpenSHMEM's shmem_global_exit). Not collective: one PE, from any host thread, at
+ * any time, whatever the others are doing (in a GPU wait, a kernel, a bootstrap call). MPI
+ * bootstrap: MPI_Abort. Socket bootstraps (unique ID, launcher environment): the bootstrap root
+ * sends every PE a notice, which each reads in its next bootstrap step or through its peer
+ * monitor (within about 50 ms), and exits; every PE has exited within a few seconds. Every PE
+ * flushes C stdio (std::cout and std::cerr included) and logs why at WARN; no atexit handler or
+ * destructor runs anywhere, since the PEs stop wherever they are. Before mori_shmem_init or after
+ * mori_shmem_finalize only this process exits. */
+__attribute__((noreturn)) void mori_shmem_global_exit(int status);
+
 /* ---- PEs and teams --------------------------------------------------------------------- */
 /* mori_shmem_my_pe(), mori_shmem_n_pes() and mori_shmem_ptr() are callable from host and
  * device code; where this header declares the device API (MORI_SHMEM_WITH_DEVICE_API) they are

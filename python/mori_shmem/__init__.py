@@ -44,6 +44,7 @@ from ._C import (  # noqa: F401 (re-exported API)
     device_error,
     free,
     get_uniqueid,
+    global_exit,
     init_with_uniqueid,
     initialized,
     malloc,

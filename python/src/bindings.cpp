@@ -182,6 +182,16 @@ NB_MODULE(_C, m) {
   m.def(
       "finalize", []() { check(nogil([] { return mori_shmem_finalize(); }), "finalize"); },
       "Collective. Memory from malloc() and tensors over it are invalid afterwards.");
+  m.def(
+      "global_exit",
+      [](int status) {
+        nb::gil_scoped_release released;  // another Python thread may hold what this one waits for
+        mori_shmem_global_exit(status);
+      },
+      nb::arg("status"),
+      "Ends every PE of the job with exit status `status` and does not return (OpenSHMEM's shmem_global_exit); "
+      "before init only this process. C stdio is flushed; Python's buffers (sys.stdout) and atexit handlers are "
+      "not: flush first.");
 
   // ---- PEs and teams
   m.def("my_pe", []() {

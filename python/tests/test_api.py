@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 import warnings
@@ -25,7 +26,7 @@ FUNCTIONS = [
     "register_tensor", "deregister_tensor", "put", "get", "put_signal", "signal_wait_until",
     "barrier_all_on_stream", "quiet_on_stream", "cmake_prefix", "include_dir", "library_dir", "team_split_strided",
     "team_split_2d", "team_destroy", "team_translate_pe", "broadcast", "fcollect", "alltoall", "reduce",
-    "reducescatter", "barrier", "team_sync",
+    "reducescatter", "barrier", "team_sync", "global_exit",
 ]
 CONSTANTS = ["__version__", "PLATFORM", "UNIQUEID_BYTES", "TEAM_WORLD", "TEAM_NODE", "TEAM_SHARED", "TEAM_INVALID",
              "DLPACK_DEVICE_TYPE",
@@ -117,6 +118,18 @@ class BeforeInit(unittest.TestCase):
 
     def test_no_device_error_recorded(self):
         self.assertIsNone(ms.device_error())
+
+    def test_global_exit_ends_this_process_with_the_status(self):
+        code = "import sys, mori_shmem as ms; print('flushed first'); sys.stdout.flush(); ms.global_exit(5)\n" \
+               "print('returned')"
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, MORI_SHMEM_DEBUG="WARN"))
+        self.assertEqual(r.returncode, 5, r.stdout + r.stderr)
+        self.assertIn("flushed first", r.stdout)
+        self.assertNotIn("returned", r.stdout)
+        self.assertIn("only this process exits", r.stderr)
+        with self.assertRaises(TypeError):
+            ms.global_exit("1")
 
 
 class Arguments(unittest.TestCase):

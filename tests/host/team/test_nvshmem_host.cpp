@@ -3,7 +3,9 @@
 // nvshmem_init the status says so and every call fails with mori's usage error, enqueuing nothing.
 // Runs without a GPU (CI).
 #include <gtest/gtest.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mori/nvshmem.h"
 
@@ -133,3 +135,17 @@ TEST(NvshmemHost, StatusNamesAndUniqueIdInitializer) {
 }
 
 }  // namespace
+
+// nvshmem_global_exit before nvshmem_init: only this process exits, with the status, its stdio
+// flushed, saying so (the death test runs it in a child process).
+TEST(NvshmemHost, GlobalExitBeforeInitEndsThisProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        dup2(2, 1);                 // stdout into the stderr the death test reads
+        printf("a buffered line");  // no newline: only the flush at exit writes it
+        nvshmem_global_exit(3);
+      },
+      testing::ExitedWithCode(3), "only this process exits(.|\n)*a buffered line");
+  EXPECT_EXIT(nvshmem_global_exit(0), testing::ExitedWithCode(0), "mori_shmem_global_exit\\(0\\)");
+}

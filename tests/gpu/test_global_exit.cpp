@@ -1,0 +1,149 @@
+// mori_shmem_global_exit on a GPU, launcher-environment (socket) bootstrap. The test starts three
+// PEs, copies of this binary with RANK=0..2 (not under mpirun, whose launcher would end the job
+// on its own), and judges them by their exit statuses. After a barrier, one PE calls
+// mori_shmem_global_exit(status) while the others' kernels wait for a flag nobody sets and their
+// host threads wait for the GPU (hipDeviceSynchronize): every PE must exit with the status within
+// seconds, the peer monitor's thread ending each process around its waiting kernel. The MPI
+// bootstrap's path (MPI_Abort) and the protocol are tested on the CPU
+// (tests/host/bootstrap/test_bootstrap_global_exit.cpp, bootstrap_mpi_global_exit.cpp).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/gpu/gpu_test_util.hpp"
+
+MORI_TEST_REQUIRES_GPU(1, 0);
+
+extern char** environ;
+
+namespace {
+
+constexpr int kPes = 3;
+constexpr int kReturned = 101;  // a PE's wait for the GPU returned: the exit did not reach it
+
+__global__ void waitForFlag(uint64_t* flag) { mori_shmem_uint64_wait_until(flag, MORI_SHMEM_CMP_EQ, 1); }
+
+// "<rank> <asker> <status>" in a PE started by the test; nothing in the test itself.
+bool role(int* rank, int* asker, int* status) {
+  const char* r = getenv("MORI_TEST_GLOBAL_EXIT_ROLE");
+  return r && sscanf(r, "%d %d %d", rank, asker, status) == 3;
+}
+
+int freePort() {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(a);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+// Starts kPes copies of this binary as one job in which PE `asker` calls for a global exit with
+// `status`; returns each PE's exit status (-signal if killed, -1000 if still running after 30 s,
+// then killed) and sets *seconds to the time until the last one ended.
+std::vector<int> runJob(int asker, int status, double* seconds) {
+  const int port = freePort();
+  std::string exe(4096, '\0');
+  exe.resize(static_cast<size_t>(readlink("/proc/self/exe", &exe[0], exe.size())));
+  std::vector<pid_t> pids;
+  for (int r = 0; r < kPes; ++r) {
+    std::vector<std::string> env;
+    for (char** e = environ; *e; ++e) {
+      const std::string kv = *e;
+      if (kv.rfind("OMPI_", 0) == 0 || kv.rfind("PMIX_", 0) == 0 || kv.rfind("PMI_", 0) == 0) continue;
+      env.push_back(kv);
+    }
+    for (const char* kv : {"MASTER_ADDR=127.0.0.1", "MORI_SHMEM_BOOTSTRAP=env", "MORI_SHMEM_TIMEOUT=60"})
+      env.push_back(kv);
+    env.push_back("WORLD_SIZE=" + std::to_string(kPes));
+    env.push_back("RANK=" + std::to_string(r));
+    env.push_back("LOCAL_RANK=" + std::to_string(r));
+    env.push_back("MASTER_PORT=" + std::to_string(port));
+    env.push_back("MORI_TEST_GLOBAL_EXIT_ROLE=" + std::to_string(r) + " " + std::to_string(asker) + " " +
+                  std::to_string(status));
+    std::vector<char*> envp;
+    for (auto& s : env) envp.push_back(&s[0]);
+    envp.push_back(nullptr);
+    std::string filter = "--gtest_filter=GlobalExit.Pe";
+    char* argv[] = {&exe[0], &filter[0], nullptr};
+    pid_t pid = -1;
+    EXPECT_EQ(posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv, envp.data()), 0);
+    pids.push_back(pid);
+  }
+  std::vector<int> out(kPes, -1000);
+  const auto t0 = std::chrono::steady_clock::now();
+  int left = kPes;
+  while (left && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30)) {
+    for (int r = 0; r < kPes; ++r) {
+      int ws = 0;
+      if (out[r] != -1000 || waitpid(pids[r], &ws, WNOHANG) != pids[r]) continue;
+      out[r] = WIFEXITED(ws) ? WEXITSTATUS(ws) : -WTERMSIG(ws);
+      --left;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (int r = 0; r < kPes; ++r)
+    if (out[r] == -1000) {
+      kill(pids[r], SIGKILL);
+      waitpid(pids[r], nullptr, 0);
+    }
+  return out;
+}
+
+void expectAll(const std::vector<int>& got, int status, double seconds) {
+  for (int r = 0; r < kPes; ++r)
+    EXPECT_EQ(got[r], status) << "PE " << r << " (101: its GPU wait returned; -1000: still running, killed)";
+  // Start-up (three inits sharing one GPU) included; the exit itself takes well under a second.
+  EXPECT_LT(seconds, 25.0);
+}
+
+}  // namespace
+
+TEST(GlobalExit, NonRootPeEndsPesWaitingOnTheGpu) {
+  int r, a, s;
+  if (role(&r, &a, &s)) GTEST_SKIP() << "a PE of GlobalExit.Pe";
+  double seconds = 0;
+  const std::vector<int> got = runJob(1, 5, &seconds);
+  expectAll(got, 5, seconds);
+}
+
+TEST(GlobalExit, RootEndsPesWaitingOnTheGpu) {
+  int r, a, s;
+  if (role(&r, &a, &s)) GTEST_SKIP() << "a PE of GlobalExit.Pe";
+  double seconds = 0;
+  const std::vector<int> got = runJob(0, 9, &seconds);
+  expectAll(got, 9, seconds);
+}
+
+// One PE of the jobs above.
+TEST(GlobalExit, Pe) {
+  int rank = -1, asker = -1, status = 0;
+  if (!role(&rank, &asker, &status)) GTEST_SKIP() << "run by the other GlobalExit tests as their PEs";
+  ASSERT_EQ(mori_shmem_init(), 0);
+  auto* flag = static_cast<uint64_t*>(mori_shmem_calloc(1, sizeof(uint64_t)));
+  ASSERT_NE(flag, nullptr);
+  ASSERT_EQ(mori_shmem_barrier_all(), 0);
+  if (rank == asker) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the others are in their waits
+    mori_shmem_global_exit(status);
+  }
+  waitForFlag<<<1, 1>>>(flag);
+  HIP_OK(hipGetLastError());
+  (void)hipDeviceSynchronize();
+  fflush(stdout);
+  _exit(kReturned);
+}
