@@ -71,6 +71,7 @@ MORI_API int mori_shmem_initialized(void) { return Runtime::current() ? 1 : 0; }
 
 MORI_API int mori_shmem_finalize(void) { return code(Runtime::finalize()); }
 
+MORI_API void mori_shmemi_global_exit(int status) { Runtime::globalExit(status); }
 MORI_API void mori_shmem_global_exit(int status) { Runtime::globalExit(status); }
 
 // ---- PEs and teams -------------------------------------------------------------------------

@@ -171,10 +171,14 @@ Status Runtime::start(unsigned flags, const mori_shmem_init_attr_t* attr) {
   }
   // Nobody may reach into a peer before that peer's state is bound.
   MORI_TRY(boot_->barrier());
-  monitor_ = std::make_unique<bootstrap::PeerMonitor>(*boot_, [this](int pe) { onPeerFailure(pe); });
-  if (!monitor_->start() && boot_->size() > 1)
+  monitor_ = std::make_unique<bootstrap::PeerMonitor>(
+      *boot_, [this](int pe) { onPeerFailure(pe); }, bootstrap::PeerMonitor::kDefaultPeriodS,
+      [this] { checkDeviceExit(); });
+  if (!monitor_->start()) return MORI_FAIL(Status::Internal, log::kInit, "the peer monitor's thread did not start");
+  if (!monitor_->watchesPeers() && boot_->size() > 1)
     MORI_LOG_DEBUG(log::kInit,
-                   "the %s bootstrap does not report failed PEs: no peer monitor (the launcher ends the job)",
+                   "the %s bootstrap does not report failed PEs: the monitor only watches for a global exit from "
+                   "device code (the launcher ends the job when a PE dies)",
                    boot_->name());
   MORI_LOG_INFO(log::kInit,
                 "initialised %d PEs (%s bootstrap, GPU %d) in %.1f ms: bootstrap %.1f, context %.1f, endpoints %.1f, "
@@ -246,6 +250,15 @@ void Runtime::onPeerFailure(int pe) {
                  "PE %d: PE %d failed (its bootstrap connection dropped, or the bootstrap root reported it)%s; every "
                  "further mori_shmem call returns an error",
                  boot_->rank(), pe, set ? ": device waits are aborted" : " (a device error was already recorded)");
+}
+
+void Runtime::checkDeviceExit() {
+  const DeviceErrorRecord* rec = deviceErrorRecord(nullptr);
+  if (!rec || __atomic_load_n(&rec->exitRequest, __ATOMIC_ACQUIRE) != 2) return;
+  const int status = __atomic_load_n(&rec->exitStatus, __ATOMIC_RELAXED);
+  MORI_LOG_WARN(log::kInit, "PE %d: mori_shmem_global_exit(%d) in device code: every PE of the job exits",
+                boot_->rank(), status);
+  boot_->globalExit(status);
 }
 
 Status Runtime::checkPeers(const char* call) const {

@@ -65,6 +65,9 @@ class Runtime {
   Status buildGpuStates();
   // The peer monitor's callback: sets the abort word, logs, and makes the host API fail.
   void onPeerFailure(int pe);
+  // The monitor's check each period: a global exit requested by device code
+  // (DeviceErrorRecord::exitRequest) becomes the bootstrap's global exit.
+  void checkDeviceExit();
 
   env::Config cfg_;
   std::unique_ptr<bootstrap::Bootstrap> boot_;

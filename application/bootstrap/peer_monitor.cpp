@@ -4,13 +4,17 @@
 
 namespace mori::bootstrap {
 
-PeerMonitor::PeerMonitor(Bootstrap& boot, std::function<void(int)> onFailure, double periodS)
-    : boot_(boot), onFailure_(std::move(onFailure)), periodS_(periodS > 0 ? periodS : kDefaultPeriodS) {}
+PeerMonitor::PeerMonitor(Bootstrap& boot, std::function<void(int)> onFailure, double periodS,
+                         std::function<void()> eachPeriod)
+    : boot_(boot),
+      onFailure_(std::move(onFailure)),
+      eachPeriod_(std::move(eachPeriod)),
+      periodS_(periodS > 0 ? periodS : kDefaultPeriodS) {}
 
 PeerMonitor::~PeerMonitor() { stop(); }
 
 bool PeerMonitor::start() {
-  if (thread_.joinable() || !boot_.detectsPeerFailure() || boot_.size() == 1) return false;
+  if (thread_.joinable() || (!watchesPeers() && !eachPeriod_)) return false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = false;
@@ -31,16 +35,20 @@ void PeerMonitor::stop() {
 void PeerMonitor::loop() {
   const auto period =
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(periodS_));
+  bool watchPeers = watchesPeers();
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {
     lock.unlock();
-    const int pe = boot_.failedPe();
+    if (eachPeriod_) eachPeriod_();
+    const int pe = watchPeers ? boot_.failedPe() : -1;
     lock.lock();
     if (pe >= 0 && !stopping_) {
       failed_.store(pe, std::memory_order_release);
       lock.unlock();
       onFailure_(pe);
-      return;  // one failure ends the job; nothing more to watch
+      watchPeers = false;  // one failure ends the job; no more peers to watch
+      if (!eachPeriod_) return;
+      lock.lock();
     }
     cv_.wait_for(lock, period, [this] { return stopping_; });
   }

@@ -8,8 +8,7 @@
  *
  * Covered (host):   nvshmem_init, nvshmemx_init_attr (+ NVSHMEMX_INIT_WITH_MPI_COMM /
  *   _WITH_UNIQUEID, nvshmemx_get_uniqueid, nvshmemx_set_attr_uniqueid_args), nvshmem_finalize,
- *   nvshmem_global_exit (host code; NVSHMEM also has it in device code, where a call here fails to
- *   compile naming it),
+ *   nvshmem_global_exit (also in device code where the device API is declared),
  *   nvshmem_my_pe, nvshmem_n_pes, nvshmem_malloc, nvshmem_calloc, nvshmem_align, nvshmem_free,
  *   nvshmem_ptr, nvshmemx_cumodule_init / _finalize (a module linking mori's device library),
  *   nvshmem_barrier_all, nvshmem_sync_all, nvshmemx_barrier_all_on_stream,
@@ -51,7 +50,7 @@
  * Also nvshmemx_init_status (NVSHMEM's status values; mori reports NOT_INITIALIZED or
  *   IS_INITIALIZED: PEs sharing a GPU lose no feature here, so neither _MPG status applies).
  * Not covered: 128-bit strided RMA (iput128 / iget128, device and host); contexts; buffer
- * registration; nvshmem_global_exit in device code.
+ * registration.
  * Differences: host calls that return void in NVSHMEM return mori's status (ignorable);
  * NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE have mori's values (2 and 1), and so do
  * NVSHMEM_CMP_* (GE 3 and LE 5, where NVSHMEM has LE 3 and GE 5) and NVSHMEM_SIGNAL_SET / _ADD
@@ -128,7 +127,7 @@ static inline int nvshmemx_init_status(void) {
 #define nvshmemx_get_uniqueid mori_shmem_get_uniqueid
 #define nvshmemx_set_attr_uniqueid_args mori_shmem_set_attr_uniqueid_args
 #define nvshmem_finalize mori_shmem_finalize
-__attribute__((noreturn)) static inline void nvshmem_global_exit(int status) { mori_shmem_global_exit(status); }
+#define nvshmem_global_exit mori_shmem_global_exit
 #define nvshmem_my_pe mori_shmem_my_pe
 #define nvshmem_n_pes mori_shmem_n_pes
 #define nvshmem_malloc mori_shmem_malloc

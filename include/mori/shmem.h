@@ -124,8 +124,14 @@ int mori_shmem_finalize(void);
  * monitor (within about 50 ms), and exits; every PE has exited within a few seconds. Every PE
  * flushes C stdio (std::cout and std::cerr included) and logs why at WARN; no atexit handler or
  * destructor runs anywhere, since the PEs stop wherever they are. Before mori_shmem_init or after
- * mori_shmem_finalize only this process exits. */
+ * mori_shmem_finalize only this process exits.
+ * Device code may call it too where this header declares the device API (a host-and-device
+ * function then): the first caller's status goes to the host-mapped error record, which a runtime
+ * thread polls (every 10 ms), and the calling threads wait for the process to end. */
+#if !MORI_SHMEM_WITH_DEVICE_API
 __attribute__((noreturn)) void mori_shmem_global_exit(int status);
+#endif
+__attribute__((noreturn)) void mori_shmemi_global_exit(int status);
 
 /* ---- PEs and teams --------------------------------------------------------------------- */
 /* mori_shmem_my_pe(), mori_shmem_n_pes() and mori_shmem_ptr() are callable from host and

@@ -45,7 +45,8 @@
 #include "mori/shmem/impl/device_library.hpp"
 #include "mori/shmem/impl/operations.hpp"
 #include "mori/shmem/impl/sync.hpp"
-#if MORI_SHMEM_WITH_DEVICE_API  // else mori/shmem.h declared my_pe, n_pes and ptr host-only
+#if MORI_SHMEM_WITH_DEVICE_API  // else mori/shmem.h declared my_pe, n_pes, ptr and global_exit host-only
+#include "mori/shmem/impl/global_exit.hpp"
 #include "mori/shmem/impl/pe_queries.hpp"
 #endif
 

@@ -98,3 +98,22 @@ extern "C" MORI_LIB_NOINLINE void mori_shmemi_fail_wait(uint32_t what, uint64_t 
   MORI_DEVICE_FAIL(mori_shmem_device_states, DeviceErrorCode::Timeout, mori::device::ErrorSite{}, what, ns, seen,
                    awaited);
 }
+
+extern "C" MORI_LIB_NOINLINE void mori_shmemi_global_exit_device(int status) {
+  namespace gpu = mori::gpu;
+  const mori::shmem::GpuStates& s = mori::shmem::impl::states();
+  mori::device::DeviceErrorRecord* rec = s.errorRecord;
+  if (rec && gpu::atomicCompareExchange<gpu::Order::Relaxed, gpu::Scope::System>(&rec->exitRequest, 0u, 1u) == 0u) {
+    gpu::atomicStore<gpu::Order::Relaxed, gpu::Scope::System>(&rec->exitStatus, static_cast<int32_t>(status));
+    gpu::atomicStore<gpu::Order::Release, gpu::Scope::System>(&rec->exitRequest, 2u);
+  }
+  // The runtime's peer monitor ends the process within 50 ms; a bound instead of a hang where
+  // nothing watches (the record missing, or the runtime gone).
+  const uint64_t t0 = gpu::wallClock(), bound = 60ull * gpu::kWallClockHz;
+  while (gpu::wallClock() - t0 < bound) gpu::spinPause();
+  printf(
+      "mori-shmem PE %d: mori_shmem_global_exit(%d) in device code: the process did not end within 60 s (is the "
+      "runtime still initialised?)\n",
+      s.myPe, status);
+  gpu::trap();
+}

@@ -3,7 +3,9 @@
 // on its own), and judges them by their exit statuses. After a barrier, one PE calls
 // mori_shmem_global_exit(status) while the others' kernels wait for a flag nobody sets and their
 // host threads wait for the GPU (hipDeviceSynchronize): every PE must exit with the status within
-// seconds, the peer monitor's thread ending each process around its waiting kernel. The MPI
+// seconds, the peer monitor's thread ending each process around its waiting kernel. The asking PE
+// calls it from host code, or from a kernel (64 threads at once: the first one's status counts,
+// the runtime's monitor reads the request from the error record). The MPI
 // bootstrap's path (MPI_Abort) and the protocol are tested on the CPU
 // (tests/host/bootstrap/test_bootstrap_global_exit.cpp, bootstrap_mpi_global_exit.cpp).
 #include <arpa/inet.h>
@@ -33,10 +35,16 @@ constexpr int kReturned = 101;  // a PE's wait for the GPU returned: the exit di
 
 __global__ void waitForFlag(uint64_t* flag) { mori_shmem_uint64_wait_until(flag, MORI_SHMEM_CMP_EQ, 1); }
 
-// "<rank> <asker> <status>" in a PE started by the test; nothing in the test itself.
-bool role(int* rank, int* asker, int* status) {
+__global__ void exitFromDevice(int status) { mori_shmem_global_exit(status + static_cast<int>(threadIdx.x)); }
+
+// "<rank> <asker> <status> <from device>" in a PE started by the test; nothing in the test itself.
+bool role(int* rank, int* asker, int* status, int* fromDevice) {
   const char* r = getenv("MORI_TEST_GLOBAL_EXIT_ROLE");
-  return r && sscanf(r, "%d %d %d", rank, asker, status) == 3;
+  return r && sscanf(r, "%d %d %d %d", rank, asker, status, fromDevice) == 4;
+}
+bool isPe() {
+  int r, a, s, d;
+  return role(&r, &a, &s, &d);
 }
 
 int freePort() {
@@ -52,9 +60,9 @@ int freePort() {
 }
 
 // Starts kPes copies of this binary as one job in which PE `asker` calls for a global exit with
-// `status`; returns each PE's exit status (-signal if killed, -1000 if still running after 30 s,
-// then killed) and sets *seconds to the time until the last one ended.
-std::vector<int> runJob(int asker, int status, double* seconds) {
+// `status` (from a kernel if `fromDevice`); returns each PE's exit status (-signal if killed, -1000 if still running
+// after 30 s, then killed) and sets *seconds to the time until the last one ended.
+std::vector<int> runJob(int asker, int status, bool fromDevice, double* seconds) {
   const int port = freePort();
   std::string exe(4096, '\0');
   exe.resize(static_cast<size_t>(readlink("/proc/self/exe", &exe[0], exe.size())));
@@ -73,7 +81,7 @@ std::vector<int> runJob(int asker, int status, double* seconds) {
     env.push_back("LOCAL_RANK=" + std::to_string(r));
     env.push_back("MASTER_PORT=" + std::to_string(port));
     env.push_back("MORI_TEST_GLOBAL_EXIT_ROLE=" + std::to_string(r) + " " + std::to_string(asker) + " " +
-                  std::to_string(status));
+                  std::to_string(status) + " " + (fromDevice ? "1" : "0"));
     std::vector<char*> envp;
     for (auto& s : env) envp.push_back(&s[0]);
     envp.push_back(nullptr);
@@ -114,32 +122,45 @@ void expectAll(const std::vector<int>& got, int status, double seconds) {
 }  // namespace
 
 TEST(GlobalExit, NonRootPeEndsPesWaitingOnTheGpu) {
-  int r, a, s;
-  if (role(&r, &a, &s)) GTEST_SKIP() << "a PE of GlobalExit.Pe";
+  if (isPe()) GTEST_SKIP() << "a PE of GlobalExit.Pe";
   double seconds = 0;
-  const std::vector<int> got = runJob(1, 5, &seconds);
+  const std::vector<int> got = runJob(1, 5, false, &seconds);
   expectAll(got, 5, seconds);
 }
 
 TEST(GlobalExit, RootEndsPesWaitingOnTheGpu) {
-  int r, a, s;
-  if (role(&r, &a, &s)) GTEST_SKIP() << "a PE of GlobalExit.Pe";
+  if (isPe()) GTEST_SKIP() << "a PE of GlobalExit.Pe";
   double seconds = 0;
-  const std::vector<int> got = runJob(0, 9, &seconds);
+  const std::vector<int> got = runJob(0, 9, false, &seconds);
   expectAll(got, 9, seconds);
+}
+
+// 64 threads of PE 2's kernel call it with statuses 30..93: one of them (the first) decides.
+TEST(GlobalExit, KernelEndsTheJob) {
+  if (isPe()) GTEST_SKIP() << "a PE of GlobalExit.Pe";
+  double seconds = 0;
+  const std::vector<int> got = runJob(2, 30, true, &seconds);
+  ASSERT_GE(got[0], 30);
+  ASSERT_LT(got[0], 94);
+  expectAll(got, got[0], seconds);
 }
 
 // One PE of the jobs above.
 TEST(GlobalExit, Pe) {
-  int rank = -1, asker = -1, status = 0;
-  if (!role(&rank, &asker, &status)) GTEST_SKIP() << "run by the other GlobalExit tests as their PEs";
+  int rank = -1, asker = -1, status = 0, fromDevice = 0;
+  if (!role(&rank, &asker, &status, &fromDevice)) GTEST_SKIP() << "run by the other GlobalExit tests as their PEs";
   ASSERT_EQ(mori_shmem_init(), 0);
   auto* flag = static_cast<uint64_t*>(mori_shmem_calloc(1, sizeof(uint64_t)));
   ASSERT_NE(flag, nullptr);
   ASSERT_EQ(mori_shmem_barrier_all(), 0);
   if (rank == asker) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the others are in their waits
-    mori_shmem_global_exit(status);
+    if (!fromDevice) mori_shmem_global_exit(status);
+    exitFromDevice<<<1, 64>>>(status);
+    HIP_OK(hipGetLastError());
+    (void)hipDeviceSynchronize();
+    fflush(stdout);
+    _exit(kReturned);
   }
   waitForFlag<<<1, 1>>>(flag);
   HIP_OK(hipGetLastError());

@@ -34,6 +34,11 @@ struct DeviceErrorRecord {
   uint32_t qpn;
   uint32_t line;   // source line of the report
   char where[64];  // function name (truncated)
+  // mori_shmem_global_exit called in device code, apart from the error fields (an exit must
+  // happen whatever error came before): 0; 1 while the first caller writes exitStatus; 2 once it
+  // holds the status. The runtime's peer monitor polls it (Runtime::checkDeviceExit).
+  uint32_t exitRequest;
+  int32_t exitStatus;
 };
 
 // What a timed-out wait was waiting for (DeviceErrorRecord::a for Timeout).

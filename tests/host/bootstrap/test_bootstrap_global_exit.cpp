@@ -221,6 +221,24 @@ TEST(BootstrapGlobalExit, TwoPesAskAtOnce) {
   EXPECT_LT(o.seconds, 3.0) << describe(o);
 }
 
+// A PE whose other thread is stuck in a collective (here a barrier nobody else joins) cannot send
+// the request without breaking that collective's frames: after 2 s it exits alone, and the others
+// see its connection drop (their monitors' failure path: an error, not a hang).
+TEST(BootstrapGlobalExit, PeWhoseOtherThreadIsInACollectiveExitsAloneAndIsSeenDead) {
+  const Outcome o = runJob(3, false, [](int rank, Bootstrap& boot) {
+    if (rank == 1) {
+      std::thread([&boot] { (void)boot.barrier(); }).detach();
+      sleepS(0.3);
+      boot.globalExit(13);
+    }
+    idleUnderMonitor(boot, 30);
+  });
+  EXPECT_EQ(o.status[1], 13) << describe(o);
+  EXPECT_EQ(o.status[0], kStepFailed) << describe(o);
+  EXPECT_EQ(o.status[2], kStepFailed) << describe(o);
+  EXPECT_LT(o.seconds, 5.0) << describe(o);
+}
+
 // The frames: a request fills a call header's 32 bytes and a notice a verdict's 16, each with
 // its own magic, so a reader waiting for one recognises the other; neither decodes as the frame
 // it stands in for.

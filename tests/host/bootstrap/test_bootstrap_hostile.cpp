@@ -450,6 +450,39 @@ TEST(BootstrapHostile, MonitorStaysQuietWhileCollectivesRunAndPesAreAlive) {
   EXPECT_EQ(failures.load(), 0);
 }
 
+// The monitor's per-period call (the runtime's check for a global exit from device code) runs
+// from start to stop, and goes on after a peer failure, which is reported once.
+TEST(BootstrapHostile, MonitorCallsEachPeriodBeforeAndAfterAFailure) {
+  auto boots = makeJob(2, 9);
+  for (auto& b : boots) ASSERT_TRUE(b);
+  std::atomic<int> ticks{0}, failures{0}, failedPe{-1};
+  PeerMonitor m(
+      *boots[0],
+      [&](int pe) {
+        failedPe = pe;
+        ++failures;
+      },
+      0.005, [&] { ++ticks; });
+  EXPECT_TRUE(m.watchesPeers());
+  ASSERT_TRUE(m.start());
+  const auto t0 = Clock::now();
+  while (ticks < 5 && since(t0) < 5.0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_GE(ticks.load(), 5);
+  testing::internal::CaptureStderr();
+  boots[1].reset();
+  while (failures == 0 && since(t0) < 5.0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const int atFailure = ticks.load();
+  while (ticks < atFailure + 5 && since(t0) < 5.0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  m.stop();
+  (void)testing::internal::GetCapturedStderr();
+  EXPECT_EQ(failures.load(), 1);
+  EXPECT_EQ(failedPe.load(), 1);
+  EXPECT_GE(ticks.load(), atFailure + 5) << "the per-period call stopped with the peer watch";
+  const int afterStop = ticks.load();
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_EQ(ticks.load(), afterStop) << "called after stop()";
+}
+
 // The abort word device waits poll: the monitor claims the device error record like a kernel
 // does; a device error recorded first wins (every wait stops either way).
 TEST(BootstrapHostile, AbortWordIsTheErrorRecordsCode) {

@@ -25,7 +25,7 @@ enum class Transport : uint8_t {
 constexpr uint32_t kGpuStatesMagic = 0x4d4f5249u;  // "MORI"
 // Bumped whenever GpuStates or anything it points to changes layout; a module compiled against
 // another version is refused at registration.
-constexpr uint32_t kDeviceAbiVersion = 5;
+constexpr uint32_t kDeviceAbiVersion = 6;
 
 // One PE's copy of a symmetric region, as seen from this PE.
 struct PeerWindow {

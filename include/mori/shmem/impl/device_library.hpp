@@ -96,6 +96,11 @@ __device__ const mori::shmem::Region* mori_shmemi_find_region(uint64_t addr);
 [[noreturn]] __device__ void mori_shmemi_fail_not_initialized(void);
 [[noreturn]] __device__ void mori_shmemi_fail_pe(int pe);
 [[noreturn]] __device__ void mori_shmemi_fail_wait(uint32_t what, uint64_t ns, uint64_t seen, uint64_t awaited);
+// mori_shmem_global_exit in device code: the first caller of the process writes the request into
+// the host-mapped record (DeviceErrorRecord::exitRequest), which the runtime's peer monitor turns
+// into the global exit; every caller then waits for the process to end (bounded: 60 s, then the
+// kernel stops saying so).
+[[noreturn]] __device__ void mori_shmemi_global_exit_device(int status);
 }
 
 namespace mori::shmem::impl {

@@ -1,0 +1,40 @@
+#!/bin/bash
+# Device runs of the twenty-ninth session (2026-12-05), on nvidia-h200 (ONE H200: the PEs share
+# the GPU under CUDA MPS; no figure here is an interconnect figure). Device lending was paused for
+# the whole session: nothing here has run yet.
+#   B: session 28's phase B (the Python team collectives): bench/results/2026-12-05_device_runs_s28.sh B.
+#   C: the global exit (mori_shmem_global_exit from host and device code; the peer monitor now
+#      runs under every bootstrap, MPI included, for the device requests): test_global_exit (three
+#      PEs it starts itself, two of them with kernels waiting; the asker in host code or 64
+#      threads of a kernel), and as regressions of the monitor's change test_peer_failure,
+#      test_init, test_device_errors and test_rma (MPI bootstrap, np2).
+set -uo pipefail
+phase=$1
+cd "$(dirname "$0")/../.."
+export PATH=/usr/local/cuda/bin:$PATH OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+start=$SECONDS
+B=$PWD/../build-a
+
+case "$phase" in
+B)
+  exec bench/results/2026-12-05_device_runs_s28.sh B
+  ;;
+C)
+  { [ -f "$B/build.ninja" ] ||
+    cmake -S . -B "$B" -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release > /tmp/c_configure.log 2>&1; } &&
+    ninja -C "$B" test_global_exit test_peer_failure test_init test_device_errors test_rma > /tmp/c_build.log 2>&1
+  rc=$?
+  echo "build exit $rc ($((SECONDS - start)) s)"
+  [ $rc = 0 ] || { tail -30 /tmp/c_build.log; cp /tmp/c_*.log "$OUT/"; exit 1; }
+  SUITE_TESTS='^(test_global_exit|test_peer_failure|test_init_np2|test_device_errors_.*|test_rma_np2)$' \
+    SUITE_BUILD=0 SUITE_TEST_TIMEOUT=150 SUITE_BENCH=0 MORI_GPU_BUILD=$B OUT=/tmp/suiteC \
+    timeout $((560 - SECONDS)) tools/gpu_suite.sh > /tmp/suiteC.log 2>&1
+  echo "suites exit $? ($((SECONDS - start)) s)"
+  grep -E "GPU tests|failed|skip" /tmp/suiteC.log | head -30
+  grep -E "Test +#.*(sec|Not Run)" /tmp/suiteC/ctest-gpu.log | sed 's/  */ /g'
+  grep -h -E "Failure|Expected|Which is|exiting with status|global exit|error" /tmp/suiteC/*.log 2> /dev/null | head -40
+  (cd /tmp && tar -czf "$OUT/suiteC.tgz" suiteC suiteC.log)
+  echo "total $((SECONDS - start)) s"
+  ;;
+esac
