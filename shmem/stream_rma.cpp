@@ -343,13 +343,14 @@ Status stridedRma(const char* call, bool put, void* dest, const void* source, pt
   Runtime* r = begin(call, pe, dest, source, &s);
   if (!r) return s;
   const int me = r->ctx().myPe();
-  if (size != 1 && size != 2 && size != 4 && size != 8)
-    return MORI_FAIL(Status::InvalidUsage, log::kMem, "%s on PE %d: element size %zu is not 1, 2, 4 or 8", call, me,
+  if (size != 1 && size != 2 && size != 4 && size != 8 && size != 16)
+    return MORI_FAIL(Status::InvalidUsage, log::kMem, "%s on PE %d: element size %zu is not 1, 2, 4, 8 or 16", call, me,
                      size);
-  if (reinterpret_cast<uintptr_t>(dest) % size != 0 || reinterpret_cast<uintptr_t>(source) % size != 0)
+  const size_t align = size < 8 ? size : 8;  // 16-byte elements move as two 8-byte words
+  if (reinterpret_cast<uintptr_t>(dest) % align != 0 || reinterpret_cast<uintptr_t>(source) % align != 0)
     return MORI_FAIL(Status::InvalidUsage, log::kMem,
-                     "%s on PE %d: dest %p and source %p must be aligned to their %zu-byte elements", call, me, dest,
-                     source, size);
+                     "%s on PE %d: dest %p and source %p must be aligned to %zu bytes (%zu-byte elements)", call, me,
+                     dest, source, align, size);
   if (n == 0) return Status::Success;
   uintptr_t dLo = 0, sLo = 0;
   size_t dSpan = 0, sSpan = 0;

@@ -48,6 +48,15 @@ __global__ void stridedKernel(bool put, T* dest, const T* source, ptrdiff_t dst,
     impl::strided<impl::BlockScope, false>(impl::states(), dest, source, dst, sst, n, pe, 0);
 }
 
+__global__ void strided128Kernel(bool put, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t n,
+                                 int pe) {
+  namespace impl = ::mori::shmem::impl;
+  if (put)
+    impl::strided128<impl::BlockScope, true>(impl::states(), dest, source, dst, sst, n, pe, 0);
+  else
+    impl::strided128<impl::BlockScope, false>(impl::states(), dest, source, dst, sst, n, pe, 0);
+}
+
 template <typename T>
 hipError_t launchStrided(bool put, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe,
                          hipStream_t stream) {
@@ -104,7 +113,8 @@ hipError_t launchStridedKernel(bool put, void* dest, const void* source, ptrdiff
     case 1: return launchStrided<uint8_t>(put, dest, source, dst, sst, n, pe, stream);
     case 2: return launchStrided<uint16_t>(put, dest, source, dst, sst, n, pe, stream);
     case 4: return launchStrided<uint32_t>(put, dest, source, dst, sst, n, pe, stream);
-    default: return launchStrided<uint64_t>(put, dest, source, dst, sst, n, pe, stream);
+    case 8: return launchStrided<uint64_t>(put, dest, source, dst, sst, n, pe, stream);
+    default: strided128Kernel<<<1, kThreads, 0, stream>>>(put, dest, source, dst, sst, n, pe); return hipGetLastError();
   }
 }
 

@@ -23,7 +23,7 @@ MORI_RUNTIME_KERNEL hipError_t launchSignalKernel(uint64_t* sigAddr, uint64_t si
 MORI_RUNTIME_KERNEL hipError_t launchSignalWaitKernel(uint64_t* sigAddr, int cmp, uint64_t cmpValue,
                                                       hipStream_t stream);
 
-// Strided put (`put`) or get of n elements of `size` bytes (1, 2, 4 or 8): the device API's
+// Strided put (`put`) or get of n elements of `size` bytes (1, 2, 4, 8 or 16): the device API's
 // block-scope strided call (element i of source at source + i * sst to dest + i * dst, strides in
 // elements).
 MORI_RUNTIME_KERNEL hipError_t launchStridedKernel(bool put, void* dest, const void* source, ptrdiff_t dst,

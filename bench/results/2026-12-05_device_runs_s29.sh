@@ -7,7 +7,10 @@
 #      runs under every bootstrap, MPI included, for the device requests): test_global_exit (three
 #      PEs it starts itself, two of them with kernels waiting; the asker in host code or 64
 #      threads of a kernel), and as regressions of the monitor's change test_peer_failure,
-#      test_init, test_device_errors and test_rma (MPI bootstrap, np2).
+#      test_init, test_device_errors and test_rma (MPI bootstrap, np2); 128-bit strided RMA
+#      (mori_shmem_iput128 / iget128_<scope>, 16-byte elements in the stream and host forms,
+#      nvshmem_iput128 / iget128 / nvshmemx_iput128_on_stream ...): test_stream_rma over P2P and
+#      the mlx5 NIC model, test_nvshmem_compat np2-np4 and through mlx5's model.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -23,11 +26,12 @@ B)
 C)
   { [ -f "$B/build.ninja" ] ||
     cmake -S . -B "$B" -G Ninja -DMORI_GPU_PLATFORM=nvidia -DCMAKE_BUILD_TYPE=Release > /tmp/c_configure.log 2>&1; } &&
-    ninja -C "$B" test_global_exit test_peer_failure test_init test_device_errors test_rma > /tmp/c_build.log 2>&1
+    ninja -C "$B" test_global_exit test_peer_failure test_init test_device_errors test_rma test_stream_rma \
+      test_nvshmem_compat mori_nic_model mori_shmem_bootstrap_mpi > /tmp/c_build.log 2>&1
   rc=$?
   echo "build exit $rc ($((SECONDS - start)) s)"
   [ $rc = 0 ] || { tail -30 /tmp/c_build.log; cp /tmp/c_*.log "$OUT/"; exit 1; }
-  SUITE_TESTS='^(test_global_exit|test_peer_failure|test_init_np2|test_device_errors_.*|test_rma_np2)$' \
+  SUITE_TESTS='^(test_global_exit|test_peer_failure|test_init_np2|test_device_errors_.*|test_rma_np2|test_stream_rma_(np2|rdma_mlx5_np2)|test_nvshmem_compat_(np[234]|rdma_mlx5_np[234]))$' \
     SUITE_BUILD=0 SUITE_TEST_TIMEOUT=150 SUITE_BENCH=0 MORI_GPU_BUILD=$B OUT=/tmp/suiteC \
     timeout $((560 - SECONDS)) tools/gpu_suite.sh > /tmp/suiteC.log 2>&1
   echo "suites exit $? ($((SECONDS - start)) s)"

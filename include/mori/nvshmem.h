@@ -18,9 +18,9 @@
  *   sized (nvshmemx_put32_on_stream, ...) forms (the _nbi ones complete as the blocking ones),
  *   host-initiated nvshmem_putmem / getmem [_nbi], nvshmem_<T>_put / get [_nbi],
  *   nvshmem_put<BITS> / get<BITS> [_nbi], nvshmem_<T>_iput / iget, nvshmem_iput<BITS> /
- *   iget<BITS> (8-64), nvshmem_<T>_p / _g, nvshmem_<T>_atomic_* (integer types), nvshmemx_signal_op,
+ *   iget<BITS> (8-128), nvshmem_<T>_p / _g, nvshmem_<T>_atomic_* (integer types), nvshmemx_signal_op,
  *   nvshmem_signal_fetch, nvshmem_quiet and nvshmem_fence (below); on a stream
- *   nvshmemx_<T>_p / _g / iput / iget_on_stream, nvshmemx_iput<BITS> / iget<BITS>_on_stream (8-64),
+ *   nvshmemx_<T>_p / _g / iput / iget_on_stream, nvshmemx_iput<BITS> / iget<BITS>_on_stream (8-128),
  *   nvshmemx_signal_op_on_stream; nvshmem_info_get_version / _name (NVSHMEM_MAJOR_VERSION,
  *   _MINOR_VERSION, _VENDOR_STRING, _MAX_NAME_LEN),
  *   nvshmemx_signal_wait_until_on_stream, nvshmemx_collective_launch and
@@ -35,7 +35,7 @@
  *   their nvshmemx_*_warp / _block forms; nvshmem_<T>_put/get[_nbi], _put_signal[_nbi], _iput,
  *   _iget (+ _warp/_block), _p, _g (every RMA type, half and bfloat16 included); the
  *   sized nvshmem_put<BITS>/get<BITS>[_nbi], put<BITS>_signal[_nbi] (8-128) and
- *   iput<BITS>/iget<BITS> (8-64) (+ _warp/_block);
+ *   iput<BITS>/iget<BITS> (8-128) (+ _warp/_block);
  *   nvshmemx_signal_op, nvshmem_signal_fetch, nvshmem_signal_wait_until; nvshmem_<T>_atomic_*
  *   (fetch, set, swap, compare_swap, fetch_inc, inc, fetch_add, add, fetch_and, and, fetch_or,
  *   or, fetch_xor, xor); nvshmem_<T>_wait_until[_all/_any/_some], _test[_all/_any]; nvshmem_quiet,
@@ -49,8 +49,7 @@
  *   NVSHMEMX_SUCCESS and NVSHMEMX_ERROR_* (below).
  * Also nvshmemx_init_status (NVSHMEM's status values; mori reports NOT_INITIALIZED or
  *   IS_INITIALIZED: PEs sharing a GPU lose no feature here, so neither _MPG status applies).
- * Not covered: 128-bit strided RMA (iput128 / iget128, device and host); contexts; buffer
- * registration.
+ * Not covered: contexts; buffer registration.
  * Differences: host calls that return void in NVSHMEM return mori's status (ignorable);
  * NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE have mori's values (2 and 1), and so do
  * NVSHMEM_CMP_* (GE 3 and LE 5, where NVSHMEM has LE 3 and GE 5) and NVSHMEM_SIGNAL_SET / _ADD
@@ -191,7 +190,7 @@ static inline int nvshmemx_sync_all_on_stream(mori_shmem_stream_t stream) {
       T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe, mori_shmem_stream_t st) {                 \
     return mori_shmem_putmem_signal_on_stream(d, s, n * (BYTES), sig, v, op, pe, st);                                  \
   }
-// Strided: nvshmemx_<T>_iput / iget_on_stream, nvshmemx_iput<BITS> / iget<BITS>_on_stream (8-64).
+// Strided: nvshmemx_<T>_iput / iget_on_stream, nvshmemx_iput<BITS> / iget<BITS>_on_stream (8-128).
 #define MORI_NVSHMEMI_STREAM_STRIDED(PRE, MID, T, BYTES)                                                            \
   static inline int nvshmemx_##PRE##iput##MID##_on_stream(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, \
                                                           int pe, mori_shmem_stream_t st) {                         \
@@ -228,6 +227,7 @@ MORI_NVSHMEMI_STREAM_SIZED_STRIDED(8)
 MORI_NVSHMEMI_STREAM_SIZED_STRIDED(16)
 MORI_NVSHMEMI_STREAM_SIZED_STRIDED(32)
 MORI_NVSHMEMI_STREAM_SIZED_STRIDED(64)
+MORI_NVSHMEMI_STREAM_SIZED_STRIDED(128)
 #undef MORI_NVSHMEMI_STREAM_SIZED_STRIDED
 #undef MORI_NVSHMEMI_STREAM_SIZED
 #undef MORI_NVSHMEMI_STREAM_TYPED
@@ -308,6 +308,8 @@ MORI_NVSHMEMI_HOST_STRIDED_SIZED(8)
 MORI_NVSHMEMI_HOST_STRIDED_SIZED(16)
 MORI_NVSHMEMI_HOST_STRIDED_SIZED(32)
 MORI_NVSHMEMI_HOST_STRIDED_SIZED(64)
+MORI_NVSHMEMI_HOST_STRIDED_ONE(nvshmem_iput128, void, 16, iput, mori_shmem_iput128_thread(d, s, dst, sst, n, pe))
+MORI_NVSHMEMI_HOST_STRIDED_ONE(nvshmem_iget128, void, 16, iget, mori_shmem_iget128_thread(d, s, dst, sst, n, pe))
 #undef MORI_NVSHMEMI_HOST_STRIDED_SIZED
 #undef MORI_NVSHMEMI_HOST_STRIDED_TYPED
 #undef MORI_NVSHMEMI_HOST_STRIDED_ONE
@@ -502,10 +504,6 @@ MORI_NVSHMEM_UNSUPPORTED(nvshmem_team_create_ctx)
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_ctx_get_team)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_buffer_register)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_buffer_unregister)
-MORI_NVSHMEM_UNSUPPORTED(nvshmem_iput128)
-MORI_NVSHMEM_UNSUPPORTED(nvshmem_iget128)
-MORI_NVSHMEM_UNSUPPORTED(nvshmemx_iput128_on_stream)
-MORI_NVSHMEM_UNSUPPORTED(nvshmemx_iget128_on_stream)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_hostlib_init_attr)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_mc_ptr)
 #undef MORI_NVSHMEM_UNSUPPORTED

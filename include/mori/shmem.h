@@ -344,9 +344,10 @@ int mori_shmem_host_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, i
  *   while the stream is being captured: INVALID_USAGE), and so for the work before it.
  * signal_op: pe's sig_addr updated after every earlier put on the stream is delivered (the kernel
  *   fences first).
- * iput / iget (OpenSHMEM's strided put / get): element i (elem_size bytes: 1, 2, 4 or 8) of
- *   source at source + i * sst * elem_size goes to dest + i * dst * elem_size, i < nelems (strides
- *   in elements, of any sign). The remote side (iput's dest, iget's source) must lie, every element
+ * iput / iget (OpenSHMEM's strided put / get): element i (elem_size bytes: 1, 2, 4, 8 or 16; 16-byte
+ *   elements need 8-byte alignment and move as two 8-byte words) of source at
+ *   source + i * sst * elem_size goes to dest + i * dst * elem_size, i < nelems (strides in
+ *   elements, of any sign). The remote side (iput's dest, iget's source) must lie, every element
  *   of it, in one symmetric region; the local side may be any memory the GPU reaches (device,
  *   managed or registered host memory), with every transport: each element travels inline (one
  *   load or store on a P2P peer, one inline write or read on the others). nelems == 0 enqueues

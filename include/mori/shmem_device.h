@@ -96,7 +96,9 @@ MORI_SHMEMI_SCOPES(MORI_SHMEMI_RMA_BYTES)
  * strided, element i at src[i * sst] and dest[i * dst] (strides in elements), blocking, one
  * single-element operation per element (mori/shmem/impl/operations.hpp: strided),
  * <type>_p(dest, value, pe [, qpId]) (inline small-value put), <type>_g(src, pe [, qpId]).
- * The types: MORI_SHMEM_RMA_TYPES (mori/shmem.h) and MORI_SHMEM_RMA_HALF_TYPES. */
+ * The types: MORI_SHMEM_RMA_TYPES (mori/shmem.h) and MORI_SHMEM_RMA_HALF_TYPES.
+ * iput128_<scope> / iget128_<scope>(dest, src, dst, sst, nelems, pe [, qpId]): strided elements
+ * of 16 bytes (8-byte aligned), strides in 16-byte elements (impl: strided128). */
 #define MORI_SHMEMI_RMA_TYPED_SCOPE(NAME, T, SC, S)                                                                    \
   MORI_SHMEM_DEVICE void mori_shmem_##NAME##_put_nbi_##SC(T* dest, const T* src, size_t nelems, int pe,                \
                                                           int qpId = 0) {                                              \
@@ -143,6 +145,17 @@ MORI_SHMEMI_SCOPES(MORI_SHMEMI_RMA_BYTES)
 MORI_SHMEM_RMA_TYPES(MORI_SHMEMI_RMA_TYPED)
 MORI_SHMEM_RMA_HALF_TYPES(MORI_SHMEMI_RMA_TYPED)
 #undef MORI_SHMEMI_RMA_TYPED
+#define MORI_SHMEMI_STRIDED128(SC, S)                                                                           \
+  MORI_SHMEM_DEVICE void mori_shmem_iput128_##SC(void* dest, const void* src, ptrdiff_t dst, ptrdiff_t sst,     \
+                                                 size_t nelems, int pe, int qpId = 0) {                         \
+    MORI_SHMEMI_NS::strided128<MORI_SHMEMI_NS::S, true>(MORI_SHMEMI_S, dest, src, dst, sst, nelems, pe, qpId);  \
+  }                                                                                                             \
+  MORI_SHMEM_DEVICE void mori_shmem_iget128_##SC(void* dest, const void* src, ptrdiff_t dst, ptrdiff_t sst,     \
+                                                 size_t nelems, int pe, int qpId = 0) {                         \
+    MORI_SHMEMI_NS::strided128<MORI_SHMEMI_NS::S, false>(MORI_SHMEMI_S, dest, src, dst, sst, nelems, pe, qpId); \
+  }
+MORI_SHMEMI_SCOPES(MORI_SHMEMI_STRIDED128)
+#undef MORI_SHMEMI_STRIDED128
 #undef MORI_SHMEMI_RMA_TYPED_SCOPE
 
 /* ---- signals ---------------------------------------------------------------------------- */

@@ -385,12 +385,13 @@ std::vector<uint8_t> expectStrided(const Strided& c, uint64_t seed, int srcPe) {
   return want;
 }
 
-// Strided put and get of random data, every element size, positive and negative strides, on a
-// stream and from host code; iput from and iget into plain hipMalloc memory too (the local side
-// may be any device memory). Each PE checks its dest span byte for byte, margins included.
+// Strided put and get of random data, every element size (16 bytes: two 8-byte words each),
+// positive and negative strides, on a stream and from host code; iput from and iget into plain hipMalloc memory too
+// (the local side may be any device memory). Each PE checks its dest span byte for byte, margins included.
 TEST_F(StreamRma, StridedOnStreamAndFromHost) {
   const Strided cases[] = {{1, 1, 1, 1},     {1, 4099, 3, 2},  {2, 33, 1, -5}, {4, 4099, 2, 7},
-                           {8, 1000, -3, 1}, {8, 33, 17, -17}, {4, 1, -1, 1},  {2, 4099, -2, -3}};
+                           {8, 1000, -3, 1}, {8, 33, 17, -17}, {4, 1, -1, 1},  {2, 4099, -2, -3},
+                           {16, 513, 3, -2}, {16, 1, 5, 5},    {16, 70, -1, 1}};
   const size_t maxSpan = 17 * 33 * 8 + 4099 * 7 * 4 + 2 * kMargin;
   auto* src = static_cast<uint8_t*>(mori_shmem_malloc(maxSpan));
   auto* dst = static_cast<uint8_t*>(mori_shmem_malloc(maxSpan));
@@ -548,6 +549,9 @@ TEST_F(StreamRma, BadInputsEnqueueNothing) {
       << "host signal_op on memory that is not symmetric";
   EXPECT_EQ(mori_shmem_iput_on_stream(sym, sym + 64, 1, 1, 4, 3, right, s), bad) << "iput element size 3";
   EXPECT_EQ(mori_shmem_iput_on_stream(sym + 2, sym + 64, 1, 1, 4, 4, right, s), bad) << "iput dest not aligned";
+  EXPECT_EQ(mori_shmem_iput_on_stream(sym, sym + 64, 1, 1, 4, 32, right, s), bad) << "iput element size 32";
+  EXPECT_EQ(mori_shmem_iget_on_stream(sym + 4, sym + 64, 1, 1, 4, 16, right, s), bad)
+      << "iget of 16-byte elements into dest 4-byte aligned";
   EXPECT_EQ(mori_shmem_iput_on_stream(plain, sym, 1, 1, 4, 4, right, s), bad) << "iput dest not symmetric";
   EXPECT_EQ(mori_shmem_iget_on_stream(sym, plain, 1, 1, 4, 4, right, s), bad) << "iget source not symmetric";
   EXPECT_EQ(mori_shmem_iput_on_stream(static_cast<uint8_t*>(heapEnd) - 4, sym, 1, 1, 2, 4, right, s), bad)

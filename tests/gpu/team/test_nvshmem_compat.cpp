@@ -1,5 +1,5 @@
 // An NVSHMEM-style program built through <mori/nvshmem.h>: every SHMEM call below is spelled as in
-// NVSHMEM (puts, put-with-signal, typed, sized and strided RMA, p/g, atomics, waits, teams, device
+// NVSHMEM (puts, put-with-signal, typed, sized and strided RMA (128-bit included), p/g, atomics, waits, teams, device
 // and on-stream collectives, host collectives, on-stream and host-initiated RMA, strided and signals from the host);
 // only the include differs (and the GPU
 // runtime is spelled hip*, the suite's portable spelling, so that the AMD build compiles the same file). The harness
@@ -84,6 +84,27 @@ __global__ void rmaFormsKernel(int* land, int* strided, int* wide, int* got, con
     const int strideWant =
         i % 3 == 0 && i / 3 < m ? static_cast<int>(value(seed, prev, static_cast<uint32_t>(2 * (i / 3)))) : -1;
     if (strided[i] != strideWant) atomicAdd(bad, 1);
+  }
+}
+
+// 128-bit strided RMA (16-byte elements, four 32-bit words each): thread iput of every 3rd source
+// element to every 2nd element of the next PE's `dest`, block iget of every 2nd element of the
+// previous PE's source; each PE checks what it read and, after a barrier, what landed (the
+// elements between kept their -1 words).
+__global__ void strided128Kernel(uint32_t* dest, uint32_t* got, const uint32_t* src, size_t m, uint32_t seed,
+                                 int* bad) {
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
+  if (threadIdx.x == 0) nvshmem_iput128(dest, src, 2, 3, m, next);
+  nvshmemx_iget128_block(got, src, 1, 2, m, prev);
+  for (size_t i = threadIdx.x; i < 4 * m; i += blockDim.x)
+    if (got[i] != value(seed, prev, static_cast<uint32_t>(8 * (i / 4) + i % 4))) atomicAdd(bad, 1);
+  if (threadIdx.x == 0) nvshmem_quiet();
+  nvshmemx_barrier_all_block();
+  for (size_t i = threadIdx.x; i < 8 * m; i += blockDim.x) {
+    const size_t e = i / 4, w = i % 4;
+    const uint32_t want = e % 2 == 0 ? value(seed, prev, static_cast<uint32_t>(12 * (e / 2) + w)) : 0xffffffffu;
+    if (dest[i] != want) atomicAdd(bad, 1);
   }
 }
 
@@ -261,6 +282,36 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
     EXPECT_EQ(nvshmem_signal_fetch(flag + 1), 10u + static_cast<uint64_t>(prev));
     EXPECT_EQ(nvshmem_signal_fetch(flag), 1u);
     nvshmem_barrier_all();
+
+    // 128-bit strided RMA: device (thread iput, block iget), then host iget and iput on a stream.
+    const size_t m = 600;  // 3 * m source elements of 16 bytes fit in src's n 32-bit words
+    auto* dest = static_cast<uint32_t*>(nvshmem_malloc(8 * m * sizeof(uint32_t)));
+    auto* got128 = static_cast<uint32_t*>(nvshmem_malloc(12 * m * sizeof(uint32_t)));
+    ASSERT_TRUE(dest && got128);
+    ASSERT_EQ(hipMemset(dest, 0xff, 8 * m * sizeof(uint32_t)), hipSuccess);
+    ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+    nvshmem_barrier_all();
+    strided128Kernel<<<1, 256>>>(dest, got128, src, m, 77, bad);
+    ASSERT_EQ(hipGetLastError(), hipSuccess);
+    ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+    nvshmem_barrier_all();
+    nvshmem_iget128(got128, src, 1, 3, m, next);  // element i <- next's element 3i
+    std::vector<uint32_t> h128(12 * m);
+    ASSERT_EQ(hipMemcpy(h128.data(), got128, 4 * m * sizeof(uint32_t), hipMemcpyDeviceToHost), hipSuccess);
+    for (size_t i = 0; i < 4 * m; ++i)
+      ASSERT_EQ(h128[i], value(77, next, static_cast<uint32_t>(12 * (i / 4) + i % 4))) << "host iget128 word " << i;
+    nvshmem_barrier_all();
+    ASSERT_EQ(nvshmemx_iput128_on_stream(got128, src, 3, 1, m, next, s), 0);  // element 3i <- element i
+    ASSERT_EQ(nvshmemx_quiet_on_stream(s), 0);
+    ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+    nvshmem_barrier_all();
+    ASSERT_EQ(hipMemcpy(h128.data(), got128, 12 * m * sizeof(uint32_t), hipMemcpyDeviceToHost), hipSuccess);
+    for (size_t i = 0; i < m; ++i)
+      for (size_t w = 0; w < 4; ++w)
+        ASSERT_EQ(h128[12 * i + w], value(77, prev, static_cast<uint32_t>(4 * i + w))) << "iput128 on a stream " << i;
+    nvshmem_barrier_all();
+    nvshmem_free(got128);
+    nvshmem_free(dest);
     ASSERT_EQ(hipStreamDestroy(s), hipSuccess);
     nvshmem_free(flag);
   }

@@ -87,7 +87,7 @@ MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_RMA)
 #undef MORI_NVSHMEMI_RMA_CONTIG_SCOPE
 
 // Sized forms: nvshmem_put<BITS>[_nbi], _get<BITS>[_nbi], _put<BITS>_signal[_nbi] (nelems of
-// BITS / 8 bytes; 128 too), nvshmemx_iput<BITS> / _iget<BITS>_warp / _block (8-64) (the thread
+// BITS / 8 bytes; 128 too), nvshmemx_iput<BITS> / _iget<BITS>_warp / _block (8-128) (the thread
 // forms of put / get [_nbi], iput / iget: mori/nvshmem.h).
 #define MORI_NVSHMEMI_SIZED_CONTIG_SCOPE(PREFIX, BITS, SUFFIX, SC)                                   \
   MORI_NVSHMEMI_DEV void PREFIX##put##BITS##SUFFIX(void* d, const void* s, size_t n, int pe) {       \
@@ -142,6 +142,18 @@ MORI_NVSHMEMI_STRIDED(8)
 MORI_NVSHMEMI_STRIDED(16)
 MORI_NVSHMEMI_STRIDED(32)
 MORI_NVSHMEMI_STRIDED(64)
+#define MORI_NVSHMEMI_STRIDED128_SCOPE(SUFFIX, SC)                                                                \
+  MORI_NVSHMEMI_DEV void nvshmemx_iput128##SUFFIX(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, \
+                                                  int pe) {                                                       \
+    mori_shmem_iput128_##SC(d, s, dst, sst, n, pe);                                                               \
+  }                                                                                                               \
+  MORI_NVSHMEMI_DEV void nvshmemx_iget128##SUFFIX(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, \
+                                                  int pe) {                                                       \
+    mori_shmem_iget128_##SC(d, s, dst, sst, n, pe);                                                               \
+  }
+MORI_NVSHMEMI_STRIDED128_SCOPE(_warp, warp)
+MORI_NVSHMEMI_STRIDED128_SCOPE(_block, block)
+#undef MORI_NVSHMEMI_STRIDED128_SCOPE
 #undef MORI_NVSHMEMI_STRIDED
 #undef MORI_NVSHMEMI_SIZED
 #undef MORI_NVSHMEMI_SCOPES_OF

@@ -155,6 +155,18 @@ MORI_DEVICE_INLINE void strided(const GpuStates& s, T* dest, const T* src, ptrdi
   S::sync();
 }
 
+// 16-byte elements (iput128 / iget128): each is two 8-byte words, moved as two strided calls over
+// the words, so the elements need 8-byte alignment only (OpenSHMEM's 128-bit strided calls are
+// not atomic per element either). Strides in 16-byte elements.
+template <class S, bool kPut>
+MORI_DEVICE_INLINE void strided128(const GpuStates& s, void* dest, const void* src, ptrdiff_t dst, ptrdiff_t sst,
+                                   size_t n, int pe, int qp) {
+  auto* d = static_cast<uint64_t*>(dest);
+  auto* from = static_cast<const uint64_t*>(src);
+  const ptrdiff_t wd = n > 1 ? 2 * dst : 0, ws = n > 1 ? 2 * sst : 0;  // one element: strides unused
+  for (int w = 0; w < 2; ++w) strided<S, kPut>(s, d + w, from + w, wd, ws, n, pe, qp);
+}
+
 // ---- signals -----------------------------------------------------------------------------------
 
 // Atomic update of pe's signal word. `ordered` (put-with-signal, the barrier): the signal must
