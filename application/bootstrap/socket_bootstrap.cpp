@@ -352,11 +352,7 @@ int SocketBootstrap::rootProbe() {
     uint8_t frame[wire::kCallBytes];
     if ((pfds[i].revents & POLLIN) && recv(pfds[i].fd, frame, 4, MSG_PEEK | MSG_DONTWAIT) == 4 &&
         wire::frameMagic(frame) == wire::kExitRequestMagic) {
-      std::vector<Transfer> xs(1);
-      xs[0].fd = pfds[i].fd;
-      xs[0].addRecv(frame, sizeof(frame));
-      int failed = -1, sysErr = 0;
-      if (moveBytes(xs, Deadline(kExitSendS), &failed, &sysErr) == IoResult::Done) rootExitFrom(pe, frame);
+      if (recvAll(pfds[i].fd, frame, sizeof(frame), Deadline(kExitSendS))) rootExitFrom(pe, frame);
     }
     if (!(pfds[i].revents & (POLLRDHUP | POLLHUP | POLLERR))) continue;
     std::string msg = strprintf(
@@ -376,13 +372,9 @@ int SocketBootstrap::peerProbe() {
   if (pfd.revents & POLLIN) {
     // Outside a collective the root sends nothing but a failure report or an exit notice.
     uint8_t head[wire::kVerdictBytes];
-    std::vector<Transfer> xs(1);
-    xs[0].fd = root.fd.get();
-    xs[0].addRecv(head, sizeof(head));
-    int failed = -1, sysErr = 0;
     wire::Verdict v;
     wire::ExitNote e;
-    const bool got = moveBytes(xs, Deadline(1.0), &failed, &sysErr) == IoResult::Done;
+    const bool got = recvAll(root.fd.get(), head, sizeof(head), Deadline(1.0));
     if (got && wire::decodeExitNotice(head, &e)) exitOnNotice(p_.rank, e);
     if (got && wire::decode(head, &v) && v.status != 0) {
       std::string text;
@@ -429,14 +421,10 @@ void SocketBootstrap::globalExit(int status) {
   const Deadline dl(kExitWaitS);
   for (;;) {
     uint8_t frame[wire::kVerdictBytes];
-    std::vector<Transfer> xs(1);
-    xs[0].fd = root.fd.get();
-    xs[0].addRecv(frame, sizeof(frame));
-    int failed = -1, sysErr = 0;
     wire::Verdict v;
     wire::ExitNote notice;
     std::string text;
-    if (moveBytes(xs, dl, &failed, &sysErr) != IoResult::Done) break;
+    if (!recvAll(root.fd.get(), frame, sizeof(frame), dl)) break;
     if (wire::decodeExitNotice(frame, &notice)) {
       if (notice.pe != p_.rank) exitOnNotice(p_.rank, notice);
       break;

@@ -213,6 +213,14 @@ IoResult moveBytes(std::vector<Transfer>& xs, const Deadline& dl, int* failed, i
   }
 }
 
+bool recvAll(int fd, void* buf, size_t n, const Deadline& dl) {
+  std::vector<Transfer> xs(1);
+  xs[0].fd = fd;
+  xs[0].addRecv(buf, n);
+  int failed = -1, sysErr = 0;
+  return moveBytes(xs, dl, &failed, &sysErr) == IoResult::Done;
+}
+
 void sendToEach(const std::vector<int>& fds, const std::vector<iovec>& bytes, const Deadline& dl) {
   std::vector<Transfer> xs;
   for (int fd : fds) {

@@ -88,6 +88,9 @@ enum class IoResult { Done, TimedOut, Failed, Ended };
 IoResult moveBytes(std::vector<Transfer>& xs, const Deadline& dl, int* failed, int* sysErr,
                    const std::function<bool(const Transfer&)>& endsWhen = nullptr);
 
+// Fills buf with exactly n bytes from fd within `dl`; false on timeout, error or end of stream.
+bool recvAll(int fd, void* buf, size_t n, const Deadline& dl);
+
 // Sends `bytes` to each socket, concurrently; best effort within `dl` (a socket that fails is
 // dropped and the others go on).
 void sendToEach(const std::vector<int>& fds, const std::vector<iovec>& bytes, const Deadline& dl);

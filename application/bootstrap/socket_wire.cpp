@@ -160,12 +160,7 @@ void sendVerdicts(const std::vector<int>& fds, Status status, int pe, const std:
 
 bool readVerdictText(int fd, uint32_t textLen, const Deadline& dl, std::string* text) {
   text->assign(textLen, '\0');
-  if (textLen == 0) return true;
-  std::vector<Transfer> xs(1);
-  xs[0].fd = fd;
-  xs[0].addRecv(&(*text)[0], textLen);
-  int failed = -1, sysErr = 0;
-  return moveBytes(xs, dl, &failed, &sysErr) == IoResult::Done;
+  return textLen == 0 || recvAll(fd, &(*text)[0], textLen, dl);
 }
 
 }  // namespace mori::bootstrap::wire

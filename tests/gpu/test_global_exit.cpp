@@ -8,12 +8,8 @@
 // the runtime's monitor reads the request from the error record). The MPI
 // bootstrap's path (MPI_Abort) and the protocol are tested on the CPU
 // (tests/host/bootstrap/test_bootstrap_global_exit.cpp, bootstrap_mpi_global_exit.cpp).
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,10 +19,9 @@
 #include <vector>
 
 #include "tests/gpu/gpu_test_util.hpp"
+#include "tests/support/spawn_self.hpp"
 
 MORI_TEST_REQUIRES_GPU(1, 0);
-
-extern char** environ;
 
 namespace {
 
@@ -47,53 +42,30 @@ bool isPe() {
   return role(&r, &a, &s, &d);
 }
 
-int freePort() {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(a);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
 // Starts kPes copies of this binary as one job in which PE `asker` calls for a global exit with
 // `status` (from a kernel if `fromDevice`); returns each PE's exit status (-signal if killed, -1000 if still running
 // after 30 s, then killed) and sets *seconds to the time until the last one ended.
 std::vector<int> runJob(int asker, int status, bool fromDevice, double* seconds) {
-  const int port = freePort();
-  std::string exe(4096, '\0');
-  exe.resize(static_cast<size_t>(readlink("/proc/self/exe", &exe[0], exe.size())));
+  const int port = mori::test::freeLoopbackPort();
   std::vector<pid_t> pids;
   for (int r = 0; r < kPes; ++r) {
-    std::vector<std::string> env;
-    for (char** e = environ; *e; ++e) {
-      const std::string kv = *e;
-      if (kv.rfind("OMPI_", 0) == 0 || kv.rfind("PMIX_", 0) == 0 || kv.rfind("PMI_", 0) == 0) continue;
-      env.push_back(kv);
-    }
-    for (const char* kv : {"MASTER_ADDR=127.0.0.1", "MORI_SHMEM_BOOTSTRAP=env", "MORI_SHMEM_TIMEOUT=60"})
-      env.push_back(kv);
-    env.push_back("WORLD_SIZE=" + std::to_string(kPes));
-    env.push_back("RANK=" + std::to_string(r));
-    env.push_back("LOCAL_RANK=" + std::to_string(r));
-    env.push_back("MASTER_PORT=" + std::to_string(port));
-    env.push_back("MORI_TEST_GLOBAL_EXIT_ROLE=" + std::to_string(r) + " " + std::to_string(asker) + " " +
-                  std::to_string(status) + " " + (fromDevice ? "1" : "0"));
-    std::vector<char*> envp;
-    for (auto& s : env) envp.push_back(&s[0]);
-    envp.push_back(nullptr);
-    std::string filter = "--gtest_filter=GlobalExit.Pe";
-    char* argv[] = {&exe[0], &filter[0], nullptr};
-    pid_t pid = -1;
-    EXPECT_EQ(posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv, envp.data()), 0);
+    const pid_t pid = mori::test::spawnSelf(
+        "GlobalExit.Pe", {"MASTER_ADDR=127.0.0.1", "MORI_SHMEM_BOOTSTRAP=env", "MORI_SHMEM_TIMEOUT=60",
+                          "WORLD_SIZE=" + std::to_string(kPes), "RANK=" + std::to_string(r),
+                          "LOCAL_RANK=" + std::to_string(r), "MASTER_PORT=" + std::to_string(port),
+                          "MORI_TEST_GLOBAL_EXIT_ROLE=" + std::to_string(r) + " " + std::to_string(asker) + " " +
+                              std::to_string(status) + " " + (fromDevice ? "1" : "0")});
+    EXPECT_GT(pid, 0) << "PE " << r << " did not start";
     pids.push_back(pid);
   }
   std::vector<int> out(kPes, -1000);
-  const auto t0 = std::chrono::steady_clock::now();
   int left = kPes;
+  for (int r = 0; r < kPes; ++r)
+    if (pids[r] <= 0) {
+      out[r] = -2000;  // never started: nothing to wait for or kill
+      --left;
+    }
+  const auto t0 = std::chrono::steady_clock::now();
   while (left && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30)) {
     for (int r = 0; r < kPes; ++r) {
       int ws = 0;

@@ -5,12 +5,8 @@
 // (SIGKILL from itself) right after a barrier, while PE 0's kernel waits for a flag PE 1 never
 // sets. The host side (the peer monitor setting the abort word) is tested on the CPU in
 // tests/host/bootstrap/test_bootstrap_hostile.cpp; this test needs the device waits to poll it.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,10 +16,9 @@
 #include <vector>
 
 #include "tests/gpu/gpu_test_util.hpp"
+#include "tests/support/spawn_self.hpp"
 
 MORI_TEST_REQUIRES_GPU(1, 0);
-
-extern char** environ;
 
 namespace {
 
@@ -34,44 +29,17 @@ bool isVictim() {
   return r && std::string(r) == "victim";
 }
 
-// A free TCP port on 127.0.0.1 (bound and released).
-int freePort() {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(a);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
 }  // namespace
 
 TEST(PeerFailure, SurvivorsDeviceWaitEndsNamingTheDeadPe) {
   if (isVictim()) GTEST_SKIP() << "PE 1 runs PeerFailure.Victim";
-  const int port = freePort();
+  const int port = mori::test::freeLoopbackPort();
   // PE 1: this binary again, without the MPI launcher's variables, as RANK 1 of 2.
-  std::string exe(4096, '\0');
-  exe.resize(static_cast<size_t>(readlink("/proc/self/exe", &exe[0], exe.size())));
-  std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) {
-    const std::string kv = *e;
-    if (kv.rfind("OMPI_", 0) == 0 || kv.rfind("PMIX_", 0) == 0 || kv.rfind("PMI_", 0) == 0) continue;
-    env.push_back(kv);
-  }
-  for (const char* kv : {"RANK=1", "WORLD_SIZE=2", "LOCAL_RANK=1", "MASTER_ADDR=127.0.0.1", "MORI_SHMEM_BOOTSTRAP=env",
-                         "MORI_TEST_PEER_FAILURE_ROLE=victim"})
-    env.push_back(kv);
-  env.push_back("MASTER_PORT=" + std::to_string(port));
-  std::vector<char*> envp;
-  for (auto& s : env) envp.push_back(&s[0]);
-  envp.push_back(nullptr);
-  std::string filter = "--gtest_filter=PeerFailure.Victim";
-  char* argv[] = {&exe[0], &filter[0], nullptr};
-  pid_t victim = -1;
-  ASSERT_EQ(posix_spawn(&victim, exe.c_str(), nullptr, nullptr, argv, envp.data()), 0);
+  const pid_t victim =
+      mori::test::spawnSelf("PeerFailure.Victim", {"RANK=1", "WORLD_SIZE=2", "LOCAL_RANK=1", "MASTER_ADDR=127.0.0.1",
+                                                   "MORI_SHMEM_BOOTSTRAP=env", "MORI_TEST_PEER_FAILURE_ROLE=victim",
+                                                   "MASTER_PORT=" + std::to_string(port)});
+  ASSERT_GT(victim, 0);
 
   setenv("RANK", "0", 1);
   setenv("WORLD_SIZE", "2", 1);

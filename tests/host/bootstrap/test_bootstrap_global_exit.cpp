@@ -3,9 +3,7 @@
 // Whoever asks (the root or not), whatever the others do (idle under a peer monitor, in a TCP
 // collective, in a shared-memory collective, idle with no monitor until their next call), every
 // PE exits with the requested status within seconds; none returns to its program and none hangs.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,7 +11,6 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,9 +19,11 @@
 #include "application/bootstrap/shm_bootstrap.hpp"
 #include "application/bootstrap/socket_bootstrap.hpp"
 #include "application/bootstrap/socket_wire.hpp"
+#include "tests/host/bootstrap/loopback.hpp"
 
 using namespace mori;
 using namespace mori::bootstrap;
+using mori::test::loopback;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -34,16 +33,6 @@ constexpr int kReturned = 101;    // its program went on past the step that shou
 constexpr int kNotCreated = 102;  // its bootstrap could not be made
 constexpr int kStepFailed = 103;  // a bootstrap step failed instead of exiting
 constexpr double kBound = 10.0;   // seconds by which every PE must have exited
-
-SockAddr loopback(uint16_t port) {
-  SockAddr a;
-  auto* in = reinterpret_cast<sockaddr_in*>(&a.storage);
-  in->sin_family = AF_INET;
-  in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.len = sizeof(sockaddr_in);
-  a.setPort(port);
-  return a;
-}
 
 SocketParams params(int rank, int nranks) {
   SocketParams p;
@@ -89,8 +78,14 @@ Outcome runJob(int n, bool shm, const Program& program) {
   listener.reset();
   Outcome out;
   out.status.assign(n, -1000);
-  const auto t0 = Clock::now();
   size_t left = pids.size();
+  for (int r = 0; r < n; ++r)
+    if (pids[r] < 0) {
+      ADD_FAILURE() << "fork() for PE " << r << " failed";
+      out.status[r] = -2000;  // never started: nothing to wait for or kill
+      --left;
+    }
+  const auto t0 = Clock::now();
   while (left && std::chrono::duration<double>(Clock::now() - t0).count() < kBound) {
     for (int r = 0; r < n; ++r) {
       if (out.status[r] != -1000) continue;
@@ -114,7 +109,8 @@ std::string describe(const Outcome& o) {
   std::string s;
   for (size_t r = 0; r < o.status.size(); ++r)
     s += "PE " + std::to_string(r) + ": " + std::to_string(o.status[r]) + "  ";
-  return s + "(" + std::to_string(o.seconds) + " s; 101 returned, 102 no bootstrap, 103 a step failed, -1000 killed)";
+  return s + "(" + std::to_string(o.seconds) +
+         " s; 101 returned, 102 no bootstrap, 103 a step failed, -1000 killed, -2000 not started)";
 }
 
 void expectAllExited(const Outcome& o, int status) {

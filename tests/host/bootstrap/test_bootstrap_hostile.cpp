@@ -27,25 +27,17 @@
 #include "application/bootstrap/socket_rendezvous.hpp"
 #include "application/bootstrap/socket_wire.hpp"
 #include "shmem/runtime.hpp"
+#include "tests/host/bootstrap/loopback.hpp"
 #include "tests/support/test_env.hpp"
 
 using namespace mori;
 using namespace mori::bootstrap;
+using mori::test::loopback;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-SockAddr loopback(uint16_t port) {
-  SockAddr a;
-  auto* in = reinterpret_cast<sockaddr_in*>(&a.storage);
-  in->sin_family = AF_INET;
-  in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.len = sizeof(sockaddr_in);
-  a.setPort(port);
-  return a;
-}
 
 SocketParams params(int rank, int nranks, double timeoutS, uint8_t secretSeed) {
   SocketParams p;
