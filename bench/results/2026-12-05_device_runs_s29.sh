@@ -16,9 +16,9 @@
 #      first job passed (every PE exited 5), its next two failed: every PE skipped with
 #      "cudaErrorMpsServerNotReady" (the MPS server refused new clients after the first job's
 #      processes ended with kernels running). The test now runs outside MPS.
-#   D: test_global_exit outside MPS (as its ctest entry now says), then under MPS by hand: one job
-#      (PE 1 asks from host code), and how long until the MPS server takes new clients again (the
-#      same job rerun every 0.5 s until it passes).
+#   D: under MPS by hand: one job (PE 1 asks from host code), then the kernel job (PE 2's kernel
+#      asks) rerun every 0.5 s until it passes: how long the MPS server refuses new clients; then
+#      test_global_exit outside MPS (time-sliced), as its ctest entry runs it.
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
@@ -52,25 +52,28 @@ C)
 D)
   ninja -C "$B" test_global_exit > /tmp/d_build.log 2>&1 || { tail -30 /tmp/d_build.log; exit 1; }
   echo "build ($((SECONDS - start)) s)"
-  SUITE_TESTS='^test_global_exit$' SUITE_BUILD=0 SUITE_TEST_TIMEOUT=150 SUITE_BENCH=0 MORI_GPU_BUILD=$B \
-    OUT=/tmp/suiteD timeout 300 tools/gpu_suite.sh > /tmp/suiteD.log 2>&1
-  echo "suite exit $? ($((SECONDS - start)) s)"
-  grep -E "GPU tests|failed|skip" /tmp/suiteD.log | head
-  grep -E "Test +#|OK \]|FAILED|Failure|Which is|exiting with status" /tmp/suiteD/ctest-gpu.log | head -30
   . tools/mps.sh
   mps_start > /tmp/mpsD.log 2>&1
-  job() { MORI_TEST_NO_MPI=1 "$B/tests/gpu/test_global_exit" --gtest_filter=GlobalExit.NonRootPeEndsPesWaitingOnTheGpu > /tmp/jobD.log 2>&1; }
-  job; echo "under MPS, first job: exit $?"; grep -E "OK \]|FAILED|Which is|SKIPPED \(" /tmp/jobD.log | head -5
+  job() { MORI_TEST_NO_MPI=1 timeout 60 "$B/tests/gpu/test_global_exit" --gtest_filter="GlobalExit.$1" > /tmp/jobD.log 2>&1; }
+  job NonRootPeEndsPesWaitingOnTheGpu; echo "under MPS, first job: exit $?"
+  grep -E "OK \]|FAILED \]|Which is|SKIPPED \(" /tmp/jobD.log | head -5
   t0=$(date +%s.%N); tries=0
   while :; do
-    tries=$((tries + 1)); job && break
+    tries=$((tries + 1)); job KernelEndsTheJob && break
     [ $tries -ge 240 ] && { echo "MPS still refusing after $tries tries"; break; }
     sleep 0.5
   done
   echo "MPS takes clients again: $(awk -v a="$(date +%s.%N)" -v b="$t0" "BEGIN{printf \"%.2f\", a - b}") s after the first job, $tries tries"
-  grep -E "SKIPPED \(" /tmp/jobD.log | head -2
+  grep -E "OK \]|FAILED \]|Which is|SKIPPED \(|exiting with status" /tmp/jobD.log | head -8
+  cp /tmp/jobD.log /tmp/jobD_kernel.log
   mps_stop > /dev/null 2>&1
-  (cd /tmp && tar -czf "$OUT/suiteD.tgz" suiteD suiteD.log jobD.log mpsD.log)
+  # Outside MPS (time-sliced), as the ctest entry runs it.
+  SUITE_TESTS='^test_global_exit$' SUITE_BUILD=0 SUITE_TEST_TIMEOUT=150 SUITE_BENCH=0 MORI_GPU_BUILD=$B \
+    OUT=/tmp/suiteD timeout 240 tools/gpu_suite.sh > /tmp/suiteD.log 2>&1
+  echo "suite exit $? ($((SECONDS - start)) s)"
+  grep -E "GPU tests|failed|skip" /tmp/suiteD.log | head
+  grep -E "Test +#|OK \]|FAILED \]|Failure|Which is|exiting with status" /tmp/suiteD/ctest-gpu.log | head -30
+  (cd /tmp && tar -czf "$OUT/suiteD.tgz" suiteD suiteD.log jobD.log jobD_kernel.log mpsD.log)
   echo "total $((SECONDS - start)) s"
   ;;
 esac
