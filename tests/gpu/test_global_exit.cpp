@@ -1,11 +1,11 @@
 // mori_shmem_global_exit on a GPU, launcher-environment (socket) bootstrap. The test starts three
 // PEs, copies of this binary with RANK=0..2 (not under mpirun, whose launcher would end the job
 // on its own), and judges them by their exit statuses. After a barrier, one PE calls
-// mori_shmem_global_exit(status) while the others' kernels wait for a flag nobody sets and their
-// host threads wait for the GPU (hipDeviceSynchronize): every PE must exit with the status within
-// seconds, the peer monitor's thread ending each process around its waiting kernel. The asking PE
-// calls it from host code, or from a kernel (64 threads at once: the first one's status counts,
-// the runtime's monitor reads the request from the error record). The MPI
+// mori_shmem_global_exit(status) from host code while the others' kernels wait for a flag nobody
+// sets and their host threads wait for the GPU (hipDeviceSynchronize): every PE must exit with the
+// status within seconds, the peer monitor's thread ending each process around its waiting kernel.
+// Or a kernel calls it (64 threads at once: the first one's status counts, the runtime's monitor
+// reads the request from the error record) while the others wait on the host. The MPI
 // bootstrap's path (MPI_Abort) and the protocol are tested on the CPU
 // (tests/host/bootstrap/test_bootstrap_global_exit.cpp, bootstrap_mpi_global_exit.cpp).
 #include <signal.h>
@@ -110,7 +110,9 @@ TEST(GlobalExit, RootEndsPesWaitingOnTheGpu) {
 }
 
 // 64 threads of PE 2's kernel call it with statuses 130..193: one of them (the first) decides.
-// (The range leaves out 77, a PE that skipped, and 101-103.)
+// (The range leaves out 77, a PE that skipped, and 101-103.) The others wait on the host here, so
+// that PE 2's kernel runs at once whether or not the GPU runs their kernels beside it (the ctest
+// entry runs outside MPS, time-sliced).
 TEST(GlobalExit, KernelEndsTheJob) {
   if (isPe()) GTEST_SKIP() << "a PE of GlobalExit.Pe";
   double seconds = 0;
@@ -135,6 +137,10 @@ TEST(GlobalExit, Pe) {
     HIP_OK(hipGetLastError());
     (void)hipDeviceSynchronize();
     fflush(stdout);
+    _exit(kReturned);
+  }
+  if (fromDevice) {
+    std::this_thread::sleep_for(std::chrono::seconds(30));
     _exit(kReturned);
   }
   waitForFlag<<<1, 1>>>(flag);
