@@ -1,7 +1,8 @@
 #!/bin/bash
 # Device runs of the twenty-ninth session (2026-12-05), on nvidia-h200 (ONE H200: the PEs share
-# the GPU under CUDA MPS; no figure here is an interconnect figure). Device lending was paused for
-# the whole session: nothing here has run yet.
+# the GPU under CUDA MPS; no figure here is an interconnect figure). Lending was paused for most of
+# the session; one machine (an H100) started once, for job C; every later start failed, so B and D
+# have not run yet.
 #   B: session 28's phase B (the Python team collectives): bench/results/2026-12-05_device_runs_s28.sh B.
 #   C: the global exit (mori_shmem_global_exit from host and device code; the peer monitor now
 #      runs under every bootstrap, MPI included, for the device requests): test_global_exit (three
