@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tests/gpu/gpu_test_util.hpp"
+#include "tests/support/free_port.hpp"
 #include "tests/support/spawn_self.hpp"
 
 MORI_TEST_REQUIRES_GPU(1, 0);
@@ -47,6 +48,7 @@ bool isPe() {
 // after 30 s, then killed) and sets *seconds to the time until the last one ended.
 std::vector<int> runJob(int asker, int status, bool fromDevice, double* seconds) {
   const int port = mori::test::freeLoopbackPort();
+  EXPECT_GT(port, 0) << "no free loopback port below the ephemeral range";
   std::vector<pid_t> pids;
   for (int r = 0; r < kPes; ++r) {
     const pid_t pid = mori::test::spawnSelf(

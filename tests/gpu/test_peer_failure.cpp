@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tests/gpu/gpu_test_util.hpp"
+#include "tests/support/free_port.hpp"
 #include "tests/support/spawn_self.hpp"
 
 MORI_TEST_REQUIRES_GPU(1, 0);
@@ -34,6 +35,7 @@ bool isVictim() {
 TEST(PeerFailure, SurvivorsDeviceWaitEndsNamingTheDeadPe) {
   if (isVictim()) GTEST_SKIP() << "PE 1 runs PeerFailure.Victim";
   const int port = mori::test::freeLoopbackPort();
+  ASSERT_GT(port, 0) << "no free loopback port below the ephemeral range";
   // PE 1: this binary again, without the MPI launcher's variables, as RANK 1 of 2.
   const pid_t victim =
       mori::test::spawnSelf("PeerFailure.Victim", {"RANK=1", "WORLD_SIZE=2", "LOCAL_RANK=1", "MASTER_ADDR=127.0.0.1",

@@ -1,12 +1,8 @@
 // For tests that launch a job's PEs themselves (not under mpirun, whose launcher would end the job
-// when a PE dies or exits early): a free loopback port for the bootstrap, and this test binary
-// started again as one PE.
+// when a PE dies or exits early): this test binary started again as one PE.
 #pragma once
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <string>
@@ -15,19 +11,6 @@
 extern char** environ;
 
 namespace mori::test {
-
-// A TCP port on 127.0.0.1 that was free a moment ago (bound, then released).
-inline int freeLoopbackPort() {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(a);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
 
 // Starts this binary with --gtest_filter=`filter`, in this environment less the MPI launcher's
 // variables (OMPI_*, PMIX_*, PMI_*) and less the names `extraEnv` sets, plus `extraEnv`

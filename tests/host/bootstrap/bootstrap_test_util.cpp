@@ -1,13 +1,12 @@
 #include "tests/host/bootstrap/bootstrap_test_util.hpp"
 
-#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <string>
 
+#include "tests/support/free_port.hpp"
 #include "tests/support/test_env.hpp"
 
 namespace mori::test {
@@ -118,23 +117,9 @@ mori_shmem_uniqueid_t sharedUid(const env::Config& cfg) {
 }
 
 int sharedFreePort() {
-  int port = 0;
-  if (worldRank() == 0) {
-    // The bootstrap uses MASTER_PORT + 1: pick p with p - 1 also a valid port.
-    for (int attempt = 0; attempt < 20 && port < 2; ++attempt) {
-      int fd = socket(AF_INET, SOCK_STREAM, 0);
-      sockaddr_in a{};
-      a.sin_family = AF_INET;
-      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      socklen_t len = sizeof(a);
-      if (fd >= 0 && bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
-          getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-        port = ntohs(a.sin_port);
-      if (fd >= 0) close(fd);
-    }
-  }
+  int port = worldRank() == 0 ? freeLoopbackPort() : 0;
   MPI_Bcast(&port, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  EXPECT_GT(port, 1);
+  EXPECT_GT(port, 1) << "no free loopback port below the ephemeral range";
   return port;
 }
 

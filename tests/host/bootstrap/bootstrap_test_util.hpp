@@ -40,7 +40,7 @@ struct PeSync {
   ~PeSync() { MPI_Barrier(MPI_COMM_WORLD); }
 };
 
-// A TCP port that was free on 127.0.0.1 a moment ago, chosen by PE 0 and broadcast.
+// freeLoopbackPort() (tests/support/free_port.hpp) chosen by PE 0 and broadcast.
 int sharedFreePort();
 
 // A unique ID made on PE 0 (generateUniqueId) and broadcast, as an application shares it.
