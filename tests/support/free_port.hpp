@@ -14,8 +14,8 @@ namespace mori::test {
 // A port on 127.0.0.1 that was free a moment ago (bound, then released), or 0. It lies below the
 // kernel's ephemeral range (/proc/sys/net/ipv4/ip_local_port_range), so that no bind(0) or
 // outgoing connection of a test running beside this one is handed it before our bootstrap binds
-// it: a port of that range was once taken so while a test's root started late, and the test
-// failed. Ports 10000 and up only, so that port - 1 is a valid port too (MASTER_PORT + 1).
+// it (a root may bind seconds later). Ports 10000 and up only, so that port - 1 is a valid port
+// too (MASTER_PORT + 1).
 inline int freeLoopbackPort() {
   int ephemeralLow = 32768, ephemeralHigh = 60999;
   std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> ephemeralLow >> ephemeralHigh;
