@@ -23,7 +23,16 @@ struct Requirement {
 
 int worldRank();
 int worldSize();
-bool gpuAvailable(std::string* why);
+
+// Whether a GPU suite can use this process's GPU. Absent (no driver, no device): the suite is
+// skipped, as on CI. Refused: a GPU is there but its runtime will not serve this process (NVIDIA:
+// the CUDA MPS errors, e.g. a server not ready after a job ended with kernels running): the suite
+// fails, since a skip would hide on a GPU machine that nothing ran.
+enum class GpuAccess { Usable, Absent, Refused };
+// The verdict for hipGetDeviceCount's result `error` (a hipError_t) with `devices` found;
+// `driverPresent`: whether a GPU driver answered. Pure.
+GpuAccess gpuAccessFor(int error, int devices, bool driverPresent);
+GpuAccess gpuAccess(std::string* why);
 int gpuCount();
 // PEs of this host that use this PE's GPU, this one included (test main: local rank modulo the
 // visible GPUs, as mori_shmem_init chooses).

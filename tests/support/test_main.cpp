@@ -37,22 +37,34 @@ int worldSize() {
   return n;
 }
 
-bool gpuAvailable(std::string* why) {
+GpuAccess gpuAccessFor(int error, int devices, bool driverPresent) {
+  if (error == hipSuccess) return devices > 0 ? GpuAccess::Usable : GpuAccess::Absent;
+#if MORI_PLATFORM_NVIDIA
+  if (driverPresent && error >= cudaErrorMpsConnectionFailed && error <= cudaErrorMpsClientTerminated)
+    return GpuAccess::Refused;
+#endif
+  (void)driverPresent;
+  return GpuAccess::Absent;
+}
+
+GpuAccess gpuAccess(std::string* why) {
   int n = 0;
-  hipError_t e = hipGetDeviceCount(&n);
-  if (e != hipSuccess) {
-    int driver = 0;
-    const bool noDriver = (e == hipErrorInsufficientDriver || e == hipErrorNoDevice) &&
-                          (hipDriverGetVersion(&driver) != hipSuccess || driver == 0);
-    *why = noDriver ? std::string("no GPU driver (") + hipGetErrorName(e) + ")"
-                    : std::string("GPU runtime reports ") + hipGetErrorName(e) + ": " + hipGetErrorString(e);
-    return false;
+  const hipError_t e = hipGetDeviceCount(&n);
+  int driver = 0;
+  const bool driverPresent = hipDriverGetVersion(&driver) == hipSuccess && driver != 0;
+  const GpuAccess a = gpuAccessFor(static_cast<int>(e), n, driverPresent);
+  if (e == hipSuccess) {
+    if (a != GpuAccess::Usable) *why = "no GPU device is visible";
+  } else if (!driverPresent && (e == hipErrorInsufficientDriver || e == hipErrorNoDevice)) {
+    *why = std::string("no GPU driver (") + hipGetErrorName(e) + ")";
+  } else {
+    *why = std::string("GPU runtime reports ") + hipGetErrorName(e) + ": " + hipGetErrorString(e);
+    if (a == GpuAccess::Refused)
+      *why +=
+          " (the CUDA MPS server refuses clients for a while after processes ended with kernels running: "
+          "wait, or restart the daemon; docs/MULTIPLE_PES_PER_GPU.md)";
   }
-  if (n == 0) {
-    *why = "no GPU device is visible";
-    return false;
-  }
-  return true;
+  return a;
 }
 
 int gpuCount() {
@@ -142,10 +154,12 @@ int main(int argc, char** argv) {
   const int rank = mori::test::worldRank(), size = mori::test::worldSize();
   mori::test::Requirement req = mori_test_requirement();
   std::string why;
-  bool runnable = true;
+  bool runnable = true, refused = false;
   if (req.gpu) {
-    if (!mori::test::gpuAvailable(&why)) {
+    const mori::test::GpuAccess access = mori::test::gpuAccess(&why);
+    if (access != mori::test::GpuAccess::Usable) {
       runnable = false;
+      refused = access == mori::test::GpuAccess::Refused;
     } else {
       mori::test::gPesOnMyGpu = mori::test::countPesOnMyGpu(mori::test::gpuCount());
       runnable = mori::test::gpuShareAllowed(req, mori::test::gPesOnMyGpu, &why);
@@ -156,14 +170,17 @@ int main(int argc, char** argv) {
     why = "needs at least " + std::to_string(req.minPes) + " PEs, launched with " + std::to_string(size);
     runnable = false;
   }
-  int allRunnable = 0, mine = runnable ? 1 : 0;
-  allRunnable = mine;
-  if (mpi) MPI_Allreduce(&mine, &allRunnable, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (!allRunnable) {
-    if (rank == 0 || !runnable) printf("SKIPPED (PE %d): %s\n", rank, runnable ? "another PE cannot run" : why.c_str());
+  // [0]: every PE can run (min); [1]: some PE's GPU refused it (max, as -[1] under MIN).
+  int mine[2] = {runnable ? 1 : 0, refused ? -1 : 0}, all[2] = {mine[0], mine[1]};
+  if (mpi) MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all[0]) {
+    const bool anyRefused = all[1] < 0;
+    if (rank == 0 || !runnable)
+      printf("%s (PE %d): %s\n", anyRefused ? "FAILED" : "SKIPPED", rank,
+             runnable ? (anyRefused ? "another PE's GPU refused it" : "another PE cannot run") : why.c_str());
     fflush(stdout);
     if (mpi) MPI_Finalize();
-    return 77;
+    return anyRefused ? 1 : 77;
   }
   if (rank != 0) {
     // Only PE 0 prints progress; every PE prints its own failures.
