@@ -34,11 +34,11 @@ export PYTHONPATH=$P/python${PYTHONPATH:+:$PYTHONPATH}
 mps_start
 timeout 120 python3 -m pytest -q -rs python/tests/test_api.py > "$OUT/py_api.log" 2>&1
 say "test_api exit $? ($((SECONDS - start)) s)"
-tail -5 "$OUT/py_api.log"
+tail -8 "$OUT/py_api.log"
 for np in 2 3; do
   timeout 150 torchrun --nproc-per-node $np -m pytest -x -q -rs python/tests/test_torch_gpu.py > "$OUT/py_torch_np$np.log" 2>&1
   say "torch np$np exit $? ($((SECONDS - start)) s)"
-  grep -E "passed|failed|error|Error|assert" "$OUT/py_torch_np$np.log" | head -20
+  grep -E "passed|failed|skipped|SKIPPED|error|Error|assert" "$OUT/py_torch_np$np.log" | head -20
 done
 mps_stop
 say "total $((SECONDS - start)) s"
