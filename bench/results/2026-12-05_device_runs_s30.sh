@@ -14,13 +14,15 @@ cd "$(dirname "$0")/../.."
 export PATH=/usr/local/cuda/bin:$PATH OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 start=$SECONDS
-P=$PWD/../build-py
+# One build tree for this script and 2026-12-05_device_runs_s30_staged.sh (branch staged-halves-128k),
+# configured alike, so that a second call on the same machine builds only what changed.
+P=$PWD/../build-a
 say() { echo "$*" | tee -a "$OUT/steps.log"; }
 
 { [ -f "$P/build.ninja" ] ||
   cmake -S . -B "$P" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMORI_GPU_PLATFORM=nvidia -DMORI_GPU_ARCHS=90 \
-    -DMORI_BUILD_TOOLS=OFF -DMORI_BUILD_EXAMPLES=OFF -DMORI_BUILD_PYTHON=ON -DPython_EXECUTABLE="$(command -v python3)" \
-    > "$OUT/configure.log" 2>&1; } && ninja -C "$P" mori_shmem mori_shmem_python test_global_exit > "$OUT/build.log" 2>&1
+    -DMORI_BUILD_PYTHON=ON -DPython_EXECUTABLE="$(command -v python3)" > "$OUT/configure.log" 2>&1; } &&
+  ninja -C "$P" mori_shmem mori_shmem_python test_global_exit > "$OUT/build.log" 2>&1
 rc=$?
 say "build exit $rc ($((SECONDS - start)) s)"
 [ $rc = 0 ] || { tail -30 "$OUT/configure.log" "$OUT/build.log"; exit 1; }
