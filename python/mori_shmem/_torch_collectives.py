@@ -21,6 +21,17 @@ def _pair(call, dst, src):
         raise ValueError(f"mori_shmem.{call}: dst is {dst.dtype}, src {src.dtype}: they must match")
 
 
+def _team_size(call, team):
+    """The team's member count; ValueError naming `call` for a team this PE does not have (unknown,
+    destroyed, or one it is not a member of: team_split_* gave it None)."""
+    _C._require_init(call)
+    try:
+        return _C.team_n_pes(team)
+    except ValueError:
+        raise ValueError(f"mori_shmem.{call}: unknown team {team} (destroyed, or a team this PE is not a member "
+                         f"of)") from None
+
+
 def _run(call, kind, team, dst, src, nelems, root=0, dtype=0, op=0, stream=None):
     _C._collective_on_stream(call, kind, team, dst.data_ptr(), src.data_ptr(), nelems, src.element_size(), root,
                              dtype, op, _stream_handle(stream, dst.device))
@@ -47,13 +58,14 @@ def broadcast(dst, src, root, team=TEAM_WORLD, stream=None):
     _pair("broadcast", dst, src)
     if dst.numel() != src.numel():
         raise ValueError(f"mori_shmem.broadcast: dst has {dst.numel()} elements, src {src.numel()}: they must match")
+    _team_size("broadcast", team)
     _run("broadcast", _C._COLL_BROADCAST, team, dst, src, src.numel(), root=root, stream=stream)
 
 
 def fcollect(dst, src, team=TEAM_WORLD, stream=None):
     """dst (n x src.numel() elements, n the team's size) receives every member's src in team order."""
     _pair("fcollect", dst, src)
-    n = _C.team_n_pes(team)
+    n = _team_size("fcollect", team)
     if dst.numel() != n * src.numel():
         raise ValueError(f"mori_shmem.fcollect: dst has {dst.numel()} elements; it needs {n} x {src.numel()} "
                          f"(the team's {n} members' src)")
@@ -63,7 +75,7 @@ def fcollect(dst, src, team=TEAM_WORLD, stream=None):
 def alltoall(dst, src, team=TEAM_WORLD, stream=None):
     """src and dst hold n equal blocks (n the team's size): block j of src goes to member j's block <my index>."""
     _pair("alltoall", dst, src)
-    n = _C.team_n_pes(team)
+    n = _team_size("alltoall", team)
     if dst.numel() != src.numel() or src.numel() % n != 0:
         raise ValueError(f"mori_shmem.alltoall: dst has {dst.numel()} elements, src {src.numel()}: both need the "
                          f"same number, a multiple of the team's {n} members")
@@ -78,6 +90,7 @@ def reduce(dst, src, op="sum", team=TEAM_WORLD, stream=None):
     if dst.numel() != src.numel():
         raise ValueError(f"mori_shmem.reduce: dst has {dst.numel()} elements, src {src.numel()}: they must match")
     dtype = _dtype_code("reduce", src, op)
+    _team_size("reduce", team)
     _run("reduce", _C._COLL_REDUCE, team, dst, src, src.numel(), dtype=dtype, op=code, stream=stream)
 
 
@@ -86,7 +99,7 @@ def reducescatter(dst, src, op="sum", team=TEAM_WORLD, stream=None):
     the reduction, as reduce() computes it. dst is apart from src or is this member's own piece."""
     code = _op_code("reducescatter", op)
     _pair("reducescatter", dst, src)
-    n = _C.team_n_pes(team)
+    n = _team_size("reducescatter", team)
     if src.numel() != n * dst.numel():
         raise ValueError(f"mori_shmem.reducescatter: src has {src.numel()} elements; it needs {n} x {dst.numel()} "
                          f"(one piece of dst's size per member)")

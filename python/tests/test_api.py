@@ -359,7 +359,12 @@ class CollectiveWiring(unittest.TestCase):
             def __getattr__(self, name):
                 return getattr(ms._C, name)
 
+            def _require_init(self, call):
+                pass
+
             def team_n_pes(self, team):
+                if team == ms.TEAM_INVALID:
+                    raise ValueError(f"mori_shmem.team_n_pes: unknown team {team}")
                 return 4
 
             def _collective_on_stream(self, *args):
@@ -405,6 +410,18 @@ class CollectiveWiring(unittest.TestCase):
             with self.subTest(call=call.__name__, message=message):
                 with self.assertRaisesRegex(ValueError, message):
                     call(*args)
+        self.assertEqual(self.calls, [])
+
+    def test_a_team_this_pe_lacks_is_named_by_every_collective(self):
+        T, f32, tc, bad = self.Tensor, self.Dtype("float32", True), self.tc, ms.TEAM_INVALID
+        for call, args in ((tc.broadcast, (T(10, f32, 4, 1), T(10, f32, 4, 2), 0)),
+                           (tc.fcollect, (T(40, f32, 4, 1), T(10, f32, 4, 2))),
+                           (tc.alltoall, (T(40, f32, 4, 1), T(40, f32, 4, 2))),
+                           (tc.reduce, (T(10, f32, 4, 1), T(10, f32, 4, 2))),
+                           (tc.reducescatter, (T(10, f32, 4, 1), T(40, f32, 4, 2)))):
+            with self.subTest(call=call.__name__):
+                with self.assertRaisesRegex(ValueError, rf"^mori_shmem\.{call.__name__}: unknown team {bad} "):
+                    call(*args, team=bad)
         self.assertEqual(self.calls, [])
 
 
