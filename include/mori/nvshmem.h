@@ -2,9 +2,9 @@
  * NVSHMEM source compatibility: an NVSHMEM program that uses the subset below builds against
  * mori-shmem with `#include <mori/nvshmem.h>` in place of <nvshmem.h> / <nvshmemx.h>, on NVIDIA
  * (nvcc) and AMD (hipcc) alike. Every name forwards to the mori-shmem call (a macro or a
- * force-inlined function: no cost). Names NVSHMEM has and this layer does not are either
- * undeclared, or (those listed at the end) declared so that a use fails to compile with a message
- * naming the call.
+ * force-inlined function: no cost). Functions NVSHMEM has and this layer does not are declared
+ * so that a use fails to compile with a message naming the call (listed at the end;
+ * test_nvshmem_names checks that every function NVSHMEM declares is one or the other).
  *
  * Covered (host):   nvshmem_init, nvshmemx_init_attr (+ NVSHMEMX_INIT_WITH_MPI_COMM /
  *   _WITH_UNIQUEID, nvshmemx_get_uniqueid, nvshmemx_set_attr_uniqueid_args), nvshmem_finalize,
@@ -49,7 +49,14 @@
  *   NVSHMEMX_SUCCESS and NVSHMEMX_ERROR_* (below).
  * Also nvshmemx_init_status (NVSHMEM's status values; mori reports NOT_INITIALIZED or
  *   IS_INITIALIZED: PEs sharing a GPU lose no feature here, so neither _MPG status applies).
- * Not covered: contexts; buffer registration.
+ * Also: nvshmem_broadcastmem / fcollectmem / alltoallmem (host and device, nvshmemx_*_warp /
+ *   _block / _on_stream), char reductions, nvshmem_float / double_atomic_fetch / _set / _swap,
+ *   nvshmem_init_thread / query_thread (NVSHMEM_THREAD_*: FUNNELED is provided),
+ *   nvshmemx_vendor_get_version_info (mori-shmem's version), nvshmemx_set_attr_mpi_comm_args,
+ *   nvshmemx_culibrary_init / _finalize.
+ * Not covered (refused, at the end): contexts; buffer registration; the host library's separate
+ *   init; multicast; explicit QPs; teams from a PE list; warpgroup scope; maxloc; 16-bit and
+ *   per-element (_vector) waits and tests, test_some, typed waits on a stream.
  * Differences: host calls that return void in NVSHMEM return mori's status (ignorable);
  * NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE have mori's values (2 and 1), and so do
  * NVSHMEM_CMP_* (GE 3 and LE 5, where NVSHMEM has LE 3 and GE 5) and NVSHMEM_SIGNAL_SET / _ADD
@@ -96,6 +103,9 @@ typedef mori_shmem_init_attr_t nvshmemx_init_attr_t;
 #define NVSHMEMX_ERROR_SYMMETRY MORI_SHMEM_ERROR_REMOTE
 #define NVSHMEMX_ERROR_INTERNAL MORI_SHMEM_ERROR_INTERNAL
 
+/* Thread levels (nvshmem_init_thread, nvshmem_query_thread), as NVSHMEM numbers them. */
+enum { NVSHMEM_THREAD_SINGLE = 0, NVSHMEM_THREAD_FUNNELED, NVSHMEM_THREAD_SERIALIZED, NVSHMEM_THREAD_MULTIPLE };
+
 /* nvshmemx_init_status's values, as NVSHMEM numbers them. */
 typedef enum {
   NVSHMEM_STATUS_NOT_INITIALIZED = 0,
@@ -125,6 +135,16 @@ static inline int nvshmemx_init_status(void) {
 #define nvshmemx_init_attr mori_shmem_init_attr
 #define nvshmemx_get_uniqueid mori_shmem_get_uniqueid
 #define nvshmemx_set_attr_uniqueid_args mori_shmem_set_attr_uniqueid_args
+#define nvshmemx_set_attr_mpi_comm_args mori_shmem_set_attr_mpi_comm
+/* The thread level mori-shmem provides: FUNNELED (host calls come from the thread that
+ * initialised it, which is the one whose GPU is current), whatever was requested. */
+static inline void nvshmem_query_thread(int* provided) { *provided = NVSHMEM_THREAD_FUNNELED; }
+static inline int nvshmem_init_thread(int requested, int* provided) {
+  (void)requested;
+  const int rc = mori_shmem_init();
+  if (provided) nvshmem_query_thread(provided);
+  return rc;
+}
 #define nvshmem_finalize mori_shmem_finalize
 #define nvshmem_global_exit mori_shmem_global_exit
 #define nvshmem_my_pe mori_shmem_my_pe
@@ -139,6 +159,13 @@ static inline int nvshmemx_init_status(void) {
 static inline int nvshmemx_cumodule_init(void* module) { return mori_shmem_module_init(module); }
 static inline int nvshmemx_cumodule_finalize(void* module) {
   return mori_shmem_module_finalize(module, MORI_SHMEM_MODULE);
+}
+/* A CUlibrary (NVIDIA) likewise. */
+static inline int nvshmemx_culibrary_init(void* library) {
+  return mori_shmem_module_init_kind(library, MORI_SHMEM_LIBRARY);
+}
+static inline int nvshmemx_culibrary_finalize(void* library) {
+  return mori_shmem_module_finalize(library, MORI_SHMEM_LIBRARY);
 }
 #define nvshmemx_barrier_all_on_stream mori_shmem_barrier_all_on_stream
 static inline int nvshmemx_sync_all_on_stream(mori_shmem_stream_t stream) {
@@ -401,6 +428,38 @@ MORI_SHMEM_AMO_TYPES(MORI_NVSHMEMI_HOST_AMO)
 #undef MORI_NVSHMEMI_HOST_AMO
 #undef MORI_NVSHMEMI_HOST_AMO_OP
 
+// nvshmem_float / double_atomic_fetch, _set, _swap: the same-sized unsigned atomic on the bits.
+#define MORI_NVSHMEMI_HOST_AMO_BITS(NAME, T, U)                                                      \
+  MORI_NVSHMEMI_HOSTDEV T nvshmem_##NAME##_atomic_fetch(const T* s, int pe) {                        \
+    return mori_nvshmemi_bits<T>(nvshmem_##U##_atomic_fetch(reinterpret_cast<const U##_t*>(s), pe)); \
+  }                                                                                                  \
+  MORI_NVSHMEMI_HOSTDEV void nvshmem_##NAME##_atomic_set(T* d, T v, int pe) {                        \
+    nvshmem_##U##_atomic_set(reinterpret_cast<U##_t*>(d), mori_nvshmemi_bits<U##_t>(v), pe);         \
+  }                                                                                                  \
+  MORI_NVSHMEMI_HOSTDEV T nvshmem_##NAME##_atomic_swap(T* d, T v, int pe) {                          \
+    return mori_nvshmemi_bits<T>(                                                                    \
+        nvshmem_##U##_atomic_swap(reinterpret_cast<U##_t*>(d), mori_nvshmemi_bits<U##_t>(v), pe));   \
+  }
+#ifdef __cplusplus
+template <typename To, typename From>
+MORI_NVSHMEMI_HOSTDEV To mori_nvshmemi_bits(From from) {
+  static_assert(sizeof(To) == sizeof(From), "same size");
+  To to;
+  __builtin_memcpy(&to, &from, sizeof(to));
+  return to;
+}
+MORI_NVSHMEMI_HOST_AMO_BITS(float, float, uint32)
+MORI_NVSHMEMI_HOST_AMO_BITS(double, double, uint64)
+#endif
+#undef MORI_NVSHMEMI_HOST_AMO_BITS
+
+/* The vendor's version: mori-shmem's (nvshmem_info_get_name names it). */
+MORI_NVSHMEMI_HOSTDEV void nvshmemx_vendor_get_version_info(int* major, int* minor, int* patch) {
+  *major = MORI_SHMEM_VERSION_MAJOR;
+  *minor = MORI_SHMEM_VERSION_MINOR;
+  *patch = MORI_SHMEM_VERSION_PATCH;
+}
+
 MORI_NVSHMEMI_HOSTDEV void nvshmem_info_get_version(int* major, int* minor) {
   *major = NVSHMEM_MAJOR_VERSION;
   *minor = NVSHMEM_MINOR_VERSION;
@@ -443,6 +502,9 @@ MORI_SHMEM_COLL_TYPES(MORI_NVSHMEMI_STREAM_COLL)
 MORI_SHMEM_RMA_HALF_TYPES(MORI_NVSHMEMI_STREAM_COLL)
 #endif
 #undef MORI_NVSHMEMI_STREAM_COLL
+#define nvshmemx_broadcastmem_on_stream mori_shmem_broadcastmem_on_stream
+#define nvshmemx_fcollectmem_on_stream mori_shmem_fcollectmem_on_stream
+#define nvshmemx_alltoallmem_on_stream mori_shmem_alltoallmem_on_stream
 #define MORI_NVSHMEMI_STREAM_REDUCE_KIND(KIND, NAME, T, DT, OPNAME, OP)                                           \
   static inline int nvshmemx_##NAME##_##OPNAME##_##KIND##_on_stream(nvshmem_team_t t, T* d, const T* s, size_t n, \
                                                                     mori_shmem_stream_t st) {                     \
@@ -498,14 +560,81 @@ struct mori_nvshmem_unsupported {
                   #NAME " is not in mori-shmem's NVSHMEM subset (see mori/nvshmem.h for what is)"); \
     return 0;                                                                                       \
   }
+// Contexts, buffer registration (local and symmetric), the host library's separate
+// initialisation, multicast, NVSHMEM's explicit QPs, teams from a PE list, warpgroup scope, maxloc.
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_ctx_create)
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_ctx_destroy)
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_team_create_ctx)
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_ctx_get_team)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_buffer_register)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_buffer_unregister)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_buffer_unregister_all)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_buffer_register_symmetric)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_buffer_unregister_symmetric)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_hostlib_init_attr)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_hostlib_finalize)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_init_init_attr_ver_only)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_mc_ptr)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_team_init)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_team_get_uniqueid)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_barrier_warpgroup)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_double2_maxloc_reduce_block)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_qp_create)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_qp_signal_op)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_qp_quiet)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_qp_quiet_warp)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_qp_quiet_block)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_qp_fence)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_qp_fence_warp)
+MORI_NVSHMEM_UNSUPPORTED(nvshmemx_qp_fence_block)
+#define MORI_NVSHMEMI_REFUSE_QP_SCOPE(NAME, SUFFIX)                     \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmemx_qp_##NAME##_put##SUFFIX)            \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmemx_qp_##NAME##_put_nbi##SUFFIX)        \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmemx_qp_##NAME##_put_signal##SUFFIX)     \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmemx_qp_##NAME##_put_signal_nbi##SUFFIX) \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmemx_qp_##NAME##_get##SUFFIX)            \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmemx_qp_##NAME##_get_nbi##SUFFIX)
+#define MORI_NVSHMEMI_REFUSE_QP(NAME, T)           \
+  MORI_NVSHMEMI_REFUSE_QP_SCOPE(NAME, )            \
+  MORI_NVSHMEMI_REFUSE_QP_SCOPE(NAME, _warp)       \
+  MORI_NVSHMEMI_REFUSE_QP_SCOPE(NAME, _block)      \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmemx_qp_##NAME##_p) \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmemx_qp_##NAME##_g)
+MORI_SHMEM_RMA_TYPES(MORI_NVSHMEMI_REFUSE_QP)
+MORI_NVSHMEMI_REFUSE_QP(half, )
+MORI_NVSHMEMI_REFUSE_QP(bfloat16, )
+#undef MORI_NVSHMEMI_REFUSE_QP
+#undef MORI_NVSHMEMI_REFUSE_QP_SCOPE
+// Point-to-point synchronisation beyond mori-shmem's 32- and 64-bit types and scalar comparands:
+// 16-bit variables, per-element comparands (_vector), test_some, and the typed waits on a stream
+// (nvshmemx_signal_wait_until_on_stream is covered).
+#define MORI_NVSHMEMI_REFUSE_SYNC_BEYOND(NAME)                         \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_all_vector)     \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_any_vector)     \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_some_vector)    \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_some)                 \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_all_vector)           \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_any_vector)           \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_some_vector)          \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmemx_##NAME##_wait_until_on_stream)     \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmemx_##NAME##_wait_until_all_on_stream) \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmemx_##NAME##_wait_until_all_vector_on_stream)
+#define MORI_NVSHMEMI_REFUSE_SYNC(NAME, T) MORI_NVSHMEMI_REFUSE_SYNC_BEYOND(NAME)
+MORI_SHMEM_AMO_TYPES(MORI_NVSHMEMI_REFUSE_SYNC)
+#define MORI_NVSHMEMI_REFUSE_SYNC16(NAME)                    \
+  MORI_NVSHMEMI_REFUSE_SYNC_BEYOND(NAME)                     \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until)      \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_all)  \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_any)  \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_some) \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test)            \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_all)        \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_any)
+MORI_NVSHMEMI_REFUSE_SYNC16(short)
+MORI_NVSHMEMI_REFUSE_SYNC16(ushort)
+#undef MORI_NVSHMEMI_REFUSE_SYNC16
+#undef MORI_NVSHMEMI_REFUSE_SYNC
+#undef MORI_NVSHMEMI_REFUSE_SYNC_BEYOND
 #undef MORI_NVSHMEM_UNSUPPORTED
 #endif
 
@@ -516,6 +645,9 @@ MORI_NVSHMEM_UNSUPPORTED(nvshmemx_mc_ptr)
 static inline int nvshmem_sync_all(void) { return mori_shmem_team_sync(MORI_SHMEM_TEAM_WORLD); }
 #define nvshmem_barrier mori_shmem_barrier
 #define nvshmem_team_sync mori_shmem_team_sync
+#define nvshmem_broadcastmem mori_shmem_broadcastmem
+#define nvshmem_fcollectmem mori_shmem_fcollectmem
+#define nvshmem_alltoallmem mori_shmem_alltoallmem
 #define MORI_NVSHMEMI_HOST_COLL(NAME, T)                                                                    \
   static inline int nvshmem_##NAME##_broadcast(nvshmem_team_t team, T* d, const T* s, size_t n, int root) { \
     return mori_shmem_##NAME##_broadcast(team, d, s, n, root);                                              \

@@ -37,6 +37,7 @@
 #ifndef MORI_SHMEM_TEAM_H
 #define MORI_SHMEM_TEAM_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -167,9 +168,9 @@ static inline int mori_shmem_broadcastmem_on_stream(mori_shmem_team_t team, void
                   X(ptrdiff, ptrdiff_t)
 /* clang-format on */
 
-/* Reduction element types: (name, type, dtype code). Integers take every op; floating types
- * sum, prod, min, max; half and bfloat16 (MORI_SHMEM_REDUCE_HALF_TYPES, mori/shmem.h) where C++
- * can name them. */
+/* Reduction element types: (name, type, dtype code). Integers take every op (char as signed or
+ * unsigned, as the compiler's char is); floating types sum, prod, min, max; half and bfloat16
+ * (MORI_SHMEM_REDUCE_HALF_TYPES, mori/shmem.h) where C++ can name them. */
 #define MORI_SHMEMI_DT_INT(T)                \
   (sizeof(T) == 1   ? MORI_SHMEM_DTYPE_INT8  \
    : sizeof(T) == 2 ? MORI_SHMEM_DTYPE_INT16 \
@@ -182,6 +183,7 @@ static inline int mori_shmem_broadcastmem_on_stream(mori_shmem_team_t team, void
                     : MORI_SHMEM_DTYPE_UINT64)
 /* clang-format off */
 #define MORI_SHMEM_REDUCE_INT_TYPES(X)                                                                           \
+  X(char, char, (CHAR_MIN < 0 ? MORI_SHMEMI_DT_INT(char) : MORI_SHMEMI_DT_UINT(char)))                           \
   X(schar, signed char, MORI_SHMEMI_DT_INT(signed char))                                                         \
   X(short, short, MORI_SHMEMI_DT_INT(short))                                                                     \
   X(int, int, MORI_SHMEMI_DT_INT(int)) X(long, long, MORI_SHMEMI_DT_INT(long))                                   \

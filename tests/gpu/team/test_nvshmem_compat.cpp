@@ -141,6 +141,48 @@ __global__ void teamKernel(nvshmem_team_t team, int* isrc, int* idst, float* fsr
   nvshmemx_barrier_block(team);
 }
 
+// Untyped collectives, char reductions, float / double atomics and the vendor version, on the
+// world: a block's fcollectmem of k bytes, a char sum reduce (block), alltoallmem (thread), then
+// one thread swaps a float into the next PE's cell and sets a double there, and reads both back
+// after a barrier.
+__global__ void moreNamesKernel(uint8_t* bsrc, uint8_t* bdst, char* csrc, char* cdst, float* fcell, double* dcell,
+                                size_t k, int* bad) {
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
+  for (size_t i = threadIdx.x; i < k * npes; i += blockDim.x)
+    bsrc[i] = static_cast<uint8_t>(value(9, me, static_cast<uint32_t>(i)));
+  for (size_t i = threadIdx.x; i < k; i += blockDim.x) csrc[i] = static_cast<char>(i % 7 + me);
+  __syncthreads();
+  nvshmemx_fcollectmem_block(NVSHMEM_TEAM_WORLD, bdst, bsrc, k);
+  for (size_t i = threadIdx.x; i < k * npes; i += blockDim.x)
+    if (bdst[i] != static_cast<uint8_t>(value(9, static_cast<int>(i / k), static_cast<uint32_t>(i % k))))
+      atomicAdd(bad, 1);
+  nvshmemx_char_sum_reduce_block(NVSHMEM_TEAM_WORLD, cdst, csrc, k);
+  for (size_t i = threadIdx.x; i < k; i += blockDim.x) {
+    int want = 0;
+    for (int j = 0; j < npes; ++j) want += static_cast<int>(i % 7) + j;
+    if (cdst[i] != static_cast<char>(want)) atomicAdd(bad, 1);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    nvshmem_alltoallmem(NVSHMEM_TEAM_WORLD, bdst, bsrc, k);  // block j of dest <- PE j's block <me>
+    for (size_t i = 0; i < k * npes; ++i)
+      if (bdst[i] != static_cast<uint8_t>(value(9, static_cast<int>(i / k), static_cast<uint32_t>(me * k + i % k))))
+        atomicAdd(bad, 1);
+    const float old = nvshmem_float_atomic_swap(fcell, 1.5f + me, next);
+    if (old != -1.0f) atomicAdd(bad, 1);  // only this PE writes the next PE's cell
+    nvshmem_double_atomic_set(dcell, 0.25 + me, next);
+    nvshmem_quiet();
+    nvshmem_barrier_all();
+    if (nvshmem_float_atomic_fetch(fcell, me) != 1.5f + prev) atomicAdd(bad, 1);
+    if (nvshmem_double_atomic_fetch(dcell, me) != 0.25 + prev) atomicAdd(bad, 1);
+    int major = -1, minor = -1, patch = -1;
+    nvshmemx_vendor_get_version_info(&major, &minor, &patch);
+    if (major != MORI_SHMEM_VERSION_MAJOR || minor != MORI_SHMEM_VERSION_MINOR || patch != MORI_SHMEM_VERSION_PATCH)
+      atomicAdd(bad, 1);
+  }
+}
+
 TEST(NvshmemCompat, NvshmemStyleProgram) {
   nvshmem_init();
   ASSERT_EQ(nvshmemx_init_status(), NVSHMEM_STATUS_IS_INITIALIZED);
@@ -318,6 +360,67 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
   for (void* p : {static_cast<void*>(sig2), static_cast<void*>(got), static_cast<void*>(wide),
                   static_cast<void*>(strided), static_cast<void*>(land)})
     nvshmem_free(p);
+
+  // Untyped collectives, char reductions, float / double atomics, thread level and vendor version:
+  // in a kernel, then from the host (blocking and on a stream).
+  {
+    int level = -1;
+    nvshmem_query_thread(&level);
+    EXPECT_EQ(level, NVSHMEM_THREAD_FUNNELED);
+    int major = -1, minor = -1, patch = -1;
+    nvshmemx_vendor_get_version_info(&major, &minor, &patch);
+    EXPECT_EQ(major * 10000 + minor * 100 + patch,
+              MORI_SHMEM_VERSION_MAJOR * 10000 + MORI_SHMEM_VERSION_MINOR * 100 + MORI_SHMEM_VERSION_PATCH);
+    const size_t k = 777;
+    auto* bsrc = static_cast<uint8_t*>(nvshmem_malloc(k * npes));
+    auto* bdst = static_cast<uint8_t*>(nvshmem_malloc(k * npes));
+    auto* csrc = static_cast<char*>(nvshmem_malloc(k));
+    auto* cdst = static_cast<char*>(nvshmem_malloc(k));
+    auto* fcell = static_cast<float*>(nvshmem_malloc(sizeof(float)));
+    auto* dcell = static_cast<double*>(nvshmem_malloc(sizeof(double)));
+    ASSERT_TRUE(bsrc && bdst && csrc && cdst && fcell && dcell);
+    const float minusOne = -1.0f;
+    ASSERT_EQ(hipMemcpy(fcell, &minusOne, sizeof(float), hipMemcpyHostToDevice), hipSuccess);
+    ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+    nvshmem_barrier_all();
+    moreNamesKernel<<<1, 256>>>(bsrc, bdst, csrc, cdst, fcell, dcell, k, bad);
+    ASSERT_EQ(hipGetLastError(), hipSuccess);
+    ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+    nvshmem_barrier_all();
+    const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
+    // Host: broadcastmem from the last PE, char max reduce, alltoallmem on a stream, atomics.
+    ASSERT_EQ(nvshmem_broadcastmem(NVSHMEM_TEAM_WORLD, bdst, bsrc, k, npes - 1), 0);
+    std::vector<uint8_t> hb(k * npes);
+    ASSERT_EQ(hipMemcpy(hb.data(), bdst, k, hipMemcpyDeviceToHost), hipSuccess);
+    for (size_t i = 0; i < k; ++i)
+      ASSERT_EQ(hb[i], static_cast<uint8_t>(value(9, npes - 1, static_cast<uint32_t>(i)))) << "broadcastmem " << i;
+    ASSERT_EQ(nvshmem_char_max_reduce(NVSHMEM_TEAM_WORLD, cdst, csrc, k), 0);
+    std::vector<char> hc(k);
+    ASSERT_EQ(hipMemcpy(hc.data(), cdst, k, hipMemcpyDeviceToHost), hipSuccess);
+    for (size_t i = 0; i < k; ++i) ASSERT_EQ(hc[i], static_cast<char>(i % 7 + npes - 1)) << "char max " << i;
+    hipStream_t s;
+    ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
+    ASSERT_EQ(nvshmemx_alltoallmem_on_stream(NVSHMEM_TEAM_WORLD, bdst, bsrc, k, s), 0);
+    ASSERT_EQ(nvshmemx_fcollectmem_on_stream(NVSHMEM_TEAM_WORLD, bsrc, bdst + me * k, k, s), 0);  // = PE j's block me
+    ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+    ASSERT_EQ(hipMemcpy(hb.data(), bsrc, k * npes, hipMemcpyDeviceToHost), hipSuccess);
+    for (size_t i = 0; i < k * npes; ++i)  // bsrc block j: PE j's alltoall dest block j (PE j's own block j)
+      ASSERT_EQ(hb[i], static_cast<uint8_t>(value(9, static_cast<int>(i / k), static_cast<uint32_t>(i))))
+          << "alltoallmem + fcollectmem " << i;
+    ASSERT_EQ(hipStreamDestroy(s), hipSuccess);
+    nvshmem_barrier_all();
+    EXPECT_EQ(nvshmem_double_atomic_swap(dcell, 7.5 + me, next), 0.25 + me);  // the kernel left 0.25 + me there
+    nvshmem_quiet();
+    nvshmem_barrier_all();
+    EXPECT_EQ(nvshmem_double_atomic_fetch(dcell, me), 7.5 + prev);
+    nvshmem_float_atomic_set(fcell, 3.0f, me);
+    nvshmem_quiet();
+    EXPECT_EQ(nvshmem_float_atomic_fetch(fcell, me), 3.0f);
+    nvshmem_barrier_all();
+    for (void* p : {static_cast<void*>(dcell), static_cast<void*>(fcell), static_cast<void*>(cdst),
+                    static_cast<void*>(csrc), static_cast<void*>(bdst), static_cast<void*>(bsrc)})
+      nvshmem_free(p);
+  }
 
   // Teams: the world minus PE 0 when there are 3+ PEs, else the world.
   nvshmem_team_t team = NVSHMEM_TEAM_INVALID;

@@ -202,6 +202,23 @@ MORI_NVSHMEMI_HOSTDEV int nvshmem_team_sync(nvshmem_team_t team) {
   MORI_NVSHMEMI_DUAL(mori_shmem_team_sync(team), mori_shmem_team_sync_thread(team));
 }
 
+// Bytes: nvshmem_broadcastmem / fcollectmem / alltoallmem (host and device), nvshmemx_*mem_warp / _block.
+MORI_NVSHMEMI_HOSTDEV int nvshmem_broadcastmem(nvshmem_team_t team, void* d, const void* s, size_t n, int root) {
+  MORI_NVSHMEMI_DUAL(mori_shmem_broadcastmem(team, d, s, n, root), mori_shmem_broadcastmem_thread(team, d, s, n, root));
+}
+MORI_NVSHMEMI_HOSTDEV int nvshmem_fcollectmem(nvshmem_team_t team, void* d, const void* s, size_t n) {
+  MORI_NVSHMEMI_DUAL(mori_shmem_fcollectmem(team, d, s, n), mori_shmem_fcollectmem_thread(team, d, s, n));
+}
+MORI_NVSHMEMI_HOSTDEV int nvshmem_alltoallmem(nvshmem_team_t team, void* d, const void* s, size_t n) {
+  MORI_NVSHMEMI_DUAL(mori_shmem_alltoallmem(team, d, s, n), mori_shmem_alltoallmem_thread(team, d, s, n));
+}
+#define nvshmemx_broadcastmem_warp mori_shmem_broadcastmem_warp
+#define nvshmemx_broadcastmem_block mori_shmem_broadcastmem_block
+#define nvshmemx_fcollectmem_warp mori_shmem_fcollectmem_warp
+#define nvshmemx_fcollectmem_block mori_shmem_fcollectmem_block
+#define nvshmemx_alltoallmem_warp mori_shmem_alltoallmem_warp
+#define nvshmemx_alltoallmem_block mori_shmem_alltoallmem_block
+
 #define MORI_NVSHMEMI_COLL(NAME, T)                                                                                 \
   MORI_NVSHMEMI_HOSTDEV int nvshmem_##NAME##_broadcast(nvshmem_team_t team, T* d, const T* s, size_t n, int root) { \
     MORI_NVSHMEMI_DUAL(mori_shmem_##NAME##_broadcast(team, d, s, n, root),                                          \
