@@ -53,10 +53,11 @@
  *   _block / _on_stream), char reductions, nvshmem_float / double_atomic_fetch / _set / _swap,
  *   nvshmem_init_thread / query_thread (NVSHMEM_THREAD_*: FUNNELED is provided),
  *   nvshmemx_vendor_get_version_info (mori-shmem's version), nvshmemx_set_attr_mpi_comm_args,
- *   nvshmemx_culibrary_init / _finalize.
+ *   nvshmemx_culibrary_init / _finalize, nvshmem_<T>_test_some and the _vector forms of
+ *   wait_until_all / _any / _some and test_all / _any / _some.
  * Not covered (refused, at the end): contexts; buffer registration; the host library's separate
- *   init; multicast; explicit QPs; teams from a PE list; warpgroup scope; maxloc; 16-bit and
- *   per-element (_vector) waits and tests, test_some, typed waits on a stream.
+ *   init; multicast; explicit QPs; teams from a PE list; warpgroup scope; maxloc; waits and tests
+ *   on 16-bit variables; typed waits on a stream.
  * Differences: host calls that return void in NVSHMEM return mori's status (ignorable);
  * NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE have mori's values (2 and 1), and so do
  * NVSHMEM_CMP_* (GE 3 and LE 5, where NVSHMEM has LE 3 and GE 5) and NVSHMEM_SIGNAL_SET / _ADD
@@ -605,36 +606,35 @@ MORI_NVSHMEMI_REFUSE_QP(half, )
 MORI_NVSHMEMI_REFUSE_QP(bfloat16, )
 #undef MORI_NVSHMEMI_REFUSE_QP
 #undef MORI_NVSHMEMI_REFUSE_QP_SCOPE
-// Point-to-point synchronisation beyond mori-shmem's 32- and 64-bit types and scalar comparands:
-// 16-bit variables, per-element comparands (_vector), test_some, and the typed waits on a stream
-// (nvshmemx_signal_wait_until_on_stream is covered).
-#define MORI_NVSHMEMI_REFUSE_SYNC_BEYOND(NAME)                         \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_all_vector)     \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_any_vector)     \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_some_vector)    \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_some)                 \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_all_vector)           \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_any_vector)           \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_some_vector)          \
+// Point-to-point synchronisation beyond mori-shmem's: the typed waits on a stream
+// (nvshmemx_signal_wait_until_on_stream is covered) and 16-bit variables.
+#define MORI_NVSHMEMI_REFUSE_SYNC_ON_STREAM(NAME)                      \
   MORI_NVSHMEM_UNSUPPORTED(nvshmemx_##NAME##_wait_until_on_stream)     \
   MORI_NVSHMEM_UNSUPPORTED(nvshmemx_##NAME##_wait_until_all_on_stream) \
   MORI_NVSHMEM_UNSUPPORTED(nvshmemx_##NAME##_wait_until_all_vector_on_stream)
-#define MORI_NVSHMEMI_REFUSE_SYNC(NAME, T) MORI_NVSHMEMI_REFUSE_SYNC_BEYOND(NAME)
+#define MORI_NVSHMEMI_REFUSE_SYNC(NAME, T) MORI_NVSHMEMI_REFUSE_SYNC_ON_STREAM(NAME)
 MORI_SHMEM_AMO_TYPES(MORI_NVSHMEMI_REFUSE_SYNC)
-#define MORI_NVSHMEMI_REFUSE_SYNC16(NAME)                    \
-  MORI_NVSHMEMI_REFUSE_SYNC_BEYOND(NAME)                     \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until)      \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_all)  \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_any)  \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_some) \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test)            \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_all)        \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_any)
+#define MORI_NVSHMEMI_REFUSE_SYNC16(NAME)                           \
+  MORI_NVSHMEMI_REFUSE_SYNC_ON_STREAM(NAME)                         \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until)             \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_all)         \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_any)         \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_some)        \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_all_vector)  \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_any_vector)  \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_some_vector) \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test)                   \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_all)               \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_any)               \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_some)              \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_all_vector)        \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_any_vector)        \
+  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_some_vector)
 MORI_NVSHMEMI_REFUSE_SYNC16(short)
 MORI_NVSHMEMI_REFUSE_SYNC16(ushort)
 #undef MORI_NVSHMEMI_REFUSE_SYNC16
 #undef MORI_NVSHMEMI_REFUSE_SYNC
-#undef MORI_NVSHMEMI_REFUSE_SYNC_BEYOND
+#undef MORI_NVSHMEMI_REFUSE_SYNC_ON_STREAM
 #undef MORI_NVSHMEM_UNSUPPORTED
 #endif
 

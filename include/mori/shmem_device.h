@@ -224,45 +224,84 @@ MORI_SHMEM_AMO_TYPES(MORI_SHMEMI_AMO)
 /* ---- point-to-point synchronisation on local symmetric variables --------------------------
  * <type>_wait_until(ivar, cmp, value); _wait_until_all(ivars, n, status, cmp, value);
  * _wait_until_any(...) -> index; _wait_until_some(ivars, n, indices, status, cmp, value) -> count;
- * _test(ivar, cmp, value) -> 0/1; _test_all -> 0/1; _test_any -> index or n. status (may be
- * NULL): entries with a non-zero status are skipped. cmp: MORI_SHMEM_CMP_*. */
+ * _test(ivar, cmp, value) -> 0/1; _test_all -> 0/1; _test_any -> index or n; _test_some(ivars, n,
+ * indices, status, cmp, value) -> count (indices of the satisfied entries; never waits). The
+ * _vector forms of wait_until_all / _any / _some and test_all / _any / _some compare entry i with
+ * cmp_values[i]. status (may be NULL): entries with a non-zero status are skipped. cmp:
+ * MORI_SHMEM_CMP_*. */
 /* The types: the atomics' (MORI_SHMEM_AMO_TYPES). */
 #define MORI_SHMEM_SYNC_TYPES(X) MORI_SHMEM_AMO_TYPES(X)
 
 #define MORI_SHMEMI_CMP(c) static_cast<MORI_SHMEMI_NS::Cmp>(c)
-#define MORI_SHMEMI_SYNC(NAME, T)                                                                                  \
-  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_wait_until(T* ivar, int cmp, T cmp_value) {                           \
-    MORI_SHMEMI_NS::waitUntil<T>(MORI_SHMEMI_S, ivar, MORI_SHMEMI_CMP(cmp), cmp_value);                            \
-  }                                                                                                                \
-  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_wait_until_all(T* ivars, size_t nelems, const int* status, int cmp,   \
-                                                            T cmp_value) {                                         \
-    MORI_SHMEMI_NS::waitUntilAll<T>(MORI_SHMEMI_S, ivars, nelems, status, MORI_SHMEMI_CMP(cmp), cmp_value);        \
-  }                                                                                                                \
-  MORI_SHMEM_DEVICE size_t mori_shmem_##NAME##_wait_until_any(T* ivars, size_t nelems, const int* status, int cmp, \
-                                                              T cmp_value) {                                       \
-    return MORI_SHMEMI_NS::waitUntilAny<T>(MORI_SHMEMI_S, ivars, nelems, status, MORI_SHMEMI_CMP(cmp), cmp_value); \
-  }                                                                                                                \
-  MORI_SHMEM_DEVICE size_t mori_shmem_##NAME##_wait_until_some(T* ivars, size_t nelems, size_t* indices,           \
-                                                               const int* status, int cmp, T cmp_value) {          \
-    return MORI_SHMEMI_NS::waitUntilSome<T>(MORI_SHMEMI_S, ivars, nelems, indices, status, MORI_SHMEMI_CMP(cmp),   \
-                                            cmp_value);                                                            \
-  }                                                                                                                \
-  MORI_SHMEM_DEVICE int mori_shmem_##NAME##_test(T* ivar, int cmp, T cmp_value) {                                  \
-    (void)MORI_SHMEMI_S;                                                                                           \
-    return MORI_SHMEMI_NS::compare(MORI_SHMEMI_NS::loadAcquire(ivar), MORI_SHMEMI_CMP(cmp), cmp_value) ? 1 : 0;    \
-  }                                                                                                                \
-  MORI_SHMEM_DEVICE int mori_shmem_##NAME##_test_all(T* ivars, size_t nelems, const int* status, int cmp,          \
-                                                     T cmp_value) {                                                \
-    (void)MORI_SHMEMI_S;                                                                                           \
-    return MORI_SHMEMI_NS::testAll<T>(ivars, nelems, status, MORI_SHMEMI_CMP(cmp), cmp_value) ? 1 : 0;             \
-  }                                                                                                                \
-  MORI_SHMEM_DEVICE size_t mori_shmem_##NAME##_test_any(T* ivars, size_t nelems, const int* status, int cmp,       \
-                                                        T cmp_value) {                                             \
-    (void)MORI_SHMEMI_S;                                                                                           \
-    return MORI_SHMEMI_NS::testAny<T>(ivars, nelems, status, MORI_SHMEMI_CMP(cmp), cmp_value);                     \
+#define MORI_SHMEMI_SYNC_VECTOR(NAME, T)                                                                            \
+  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_wait_until_all_vector(T* ivars, size_t nelems, const int* status,      \
+                                                                   int cmp, T* cmp_values) {                        \
+    MORI_SHMEMI_NS::waitUntilAll<T>(MORI_SHMEMI_S, ivars, nelems, status, MORI_SHMEMI_CMP(cmp), cmp_values);        \
+  }                                                                                                                 \
+  MORI_SHMEM_DEVICE size_t mori_shmem_##NAME##_wait_until_any_vector(T* ivars, size_t nelems, const int* status,    \
+                                                                     int cmp, T* cmp_values) {                      \
+    return MORI_SHMEMI_NS::waitUntilAny<T>(MORI_SHMEMI_S, ivars, nelems, status, MORI_SHMEMI_CMP(cmp), cmp_values); \
+  }                                                                                                                 \
+  MORI_SHMEM_DEVICE size_t mori_shmem_##NAME##_wait_until_some_vector(T* ivars, size_t nelems, size_t* indices,     \
+                                                                      const int* status, int cmp, T* cmp_values) {  \
+    return MORI_SHMEMI_NS::waitUntilSome<T>(MORI_SHMEMI_S, ivars, nelems, indices, status, MORI_SHMEMI_CMP(cmp),    \
+                                            cmp_values);                                                            \
+  }                                                                                                                 \
+  MORI_SHMEM_DEVICE int mori_shmem_##NAME##_test_all_vector(T* ivars, size_t nelems, const int* status, int cmp,    \
+                                                            T* cmp_values) {                                        \
+    (void)MORI_SHMEMI_S;                                                                                            \
+    return MORI_SHMEMI_NS::testAll<T>(ivars, nelems, status, MORI_SHMEMI_CMP(cmp), cmp_values) ? 1 : 0;             \
+  }                                                                                                                 \
+  MORI_SHMEM_DEVICE size_t mori_shmem_##NAME##_test_any_vector(T* ivars, size_t nelems, const int* status, int cmp, \
+                                                               T* cmp_values) {                                     \
+    (void)MORI_SHMEMI_S;                                                                                            \
+    return MORI_SHMEMI_NS::testAny<T>(ivars, nelems, status, MORI_SHMEMI_CMP(cmp), cmp_values);                     \
+  }                                                                                                                 \
+  MORI_SHMEM_DEVICE size_t mori_shmem_##NAME##_test_some_vector(T* ivars, size_t nelems, size_t* indices,           \
+                                                                const int* status, int cmp, T* cmp_values) {        \
+    (void)MORI_SHMEMI_S;                                                                                            \
+    return MORI_SHMEMI_NS::testSome<T>(ivars, nelems, indices, status, MORI_SHMEMI_CMP(cmp), cmp_values);           \
   }
+#define MORI_SHMEMI_SYNC(NAME, T)                                                                                     \
+  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_wait_until(T* ivar, int cmp, T cmp_value) {                              \
+    MORI_SHMEMI_NS::waitUntil<T>(MORI_SHMEMI_S, ivar, MORI_SHMEMI_CMP(cmp), cmp_value);                               \
+  }                                                                                                                   \
+  MORI_SHMEM_DEVICE void mori_shmem_##NAME##_wait_until_all(T* ivars, size_t nelems, const int* status, int cmp,      \
+                                                            T cmp_value) {                                            \
+    MORI_SHMEMI_NS::waitUntilAll<T>(MORI_SHMEMI_S, ivars, nelems, status, MORI_SHMEMI_CMP(cmp), cmp_value);           \
+  }                                                                                                                   \
+  MORI_SHMEM_DEVICE size_t mori_shmem_##NAME##_wait_until_any(T* ivars, size_t nelems, const int* status, int cmp,    \
+                                                              T cmp_value) {                                          \
+    return MORI_SHMEMI_NS::waitUntilAny<T>(MORI_SHMEMI_S, ivars, nelems, status, MORI_SHMEMI_CMP(cmp), cmp_value);    \
+  }                                                                                                                   \
+  MORI_SHMEM_DEVICE size_t mori_shmem_##NAME##_wait_until_some(T* ivars, size_t nelems, size_t* indices,              \
+                                                               const int* status, int cmp, T cmp_value) {             \
+    return MORI_SHMEMI_NS::waitUntilSome<T>(MORI_SHMEMI_S, ivars, nelems, indices, status, MORI_SHMEMI_CMP(cmp),      \
+                                            cmp_value);                                                               \
+  }                                                                                                                   \
+  MORI_SHMEM_DEVICE int mori_shmem_##NAME##_test(T* ivar, int cmp, T cmp_value) {                                     \
+    (void)MORI_SHMEMI_S;                                                                                              \
+    return MORI_SHMEMI_NS::compare(MORI_SHMEMI_NS::loadAcquire(ivar), MORI_SHMEMI_CMP(cmp), cmp_value) ? 1 : 0;       \
+  }                                                                                                                   \
+  MORI_SHMEM_DEVICE int mori_shmem_##NAME##_test_all(T* ivars, size_t nelems, const int* status, int cmp,             \
+                                                     T cmp_value) {                                                   \
+    (void)MORI_SHMEMI_S;                                                                                              \
+    return MORI_SHMEMI_NS::testAll<T>(ivars, nelems, status, MORI_SHMEMI_CMP(cmp), cmp_value) ? 1 : 0;                \
+  }                                                                                                                   \
+  MORI_SHMEM_DEVICE size_t mori_shmem_##NAME##_test_any(T* ivars, size_t nelems, const int* status, int cmp,          \
+                                                        T cmp_value) {                                                \
+    (void)MORI_SHMEMI_S;                                                                                              \
+    return MORI_SHMEMI_NS::testAny<T>(ivars, nelems, status, MORI_SHMEMI_CMP(cmp), cmp_value);                        \
+  }                                                                                                                   \
+  MORI_SHMEM_DEVICE size_t mori_shmem_##NAME##_test_some(T* ivars, size_t nelems, size_t* indices, const int* status, \
+                                                         int cmp, T cmp_value) {                                      \
+    (void)MORI_SHMEMI_S;                                                                                              \
+    return MORI_SHMEMI_NS::testSome<T>(ivars, nelems, indices, status, MORI_SHMEMI_CMP(cmp), cmp_value);              \
+  }                                                                                                                   \
+  MORI_SHMEMI_SYNC_VECTOR(NAME, T)
 MORI_SHMEM_SYNC_TYPES(MORI_SHMEMI_SYNC)
 #undef MORI_SHMEMI_SYNC
+#undef MORI_SHMEMI_SYNC_VECTOR
 
 /* ---- ordering and collectives ------------------------------------------------------------ */
 // Completes every operation this thread's PE issued (data delivered, sources reusable).

@@ -4,7 +4,8 @@
 //    when the signal is seen, under load, over many rounds
 //  - every atomic, 32- and 64-bit: fetch_add from all threads of all PEs returns a permutation
 //    (linearisable), CAS/swap/bitwise/set/fetch/inc give exact results
-//  - every wait_until comparator, test/test_all/test_any, wait_until_all/any/some
+//  - every wait_until comparator, test/test_all/test_any/test_some, wait_until_all/any/some, and
+//    the per-element comparand (_vector) forms
 //  - barrier_all / sync_all with random skew, thread and block scope
 #include <algorithm>
 #include <vector>
@@ -374,6 +375,76 @@ TEST(PointToPoint, WaitAllAnySome) {
   HIP_OK(hipFree(status));
   HIP_OK(hipFree(indices));
   HIP_OK(hipFree(out));
+  mori_shmem_free(flags);
+}
+
+// The per-element comparand (_vector) forms and test_some over 16 flags: the peer sets flags 3, 7
+// and 11 to their index; vals[i] is i there and i + 100 elsewhere, so EQ holds at 3, 7, 11 only.
+__global__ void waitVectorKernel(uint64_t* flags, uint64_t* vals, int peer, const int* status, size_t* indices,
+                                 size_t* indices2, size_t* out) {
+  if (blockIdx.x == 0) {
+    spinFor(100000);
+    for (int f : {3, 7, 11}) mori_shmem_uint64_p(flags + f, static_cast<uint64_t>(f), peer);
+    mori_shmem_quiet();
+    return;
+  }
+  out[0] = mori_shmem_uint64_wait_until_any_vector(flags, 16, nullptr, MORI_SHMEM_CMP_EQ, vals);
+  mori_shmem_uint64_wait_until_all_vector(flags, 16, status, MORI_SHMEM_CMP_EQ, vals);
+  out[1] = mori_shmem_uint64_wait_until_some_vector(flags, 16, indices, nullptr, MORI_SHMEM_CMP_EQ, vals);
+  out[2] = static_cast<size_t>(mori_shmem_uint64_test_all_vector(flags, 16, status, MORI_SHMEM_CMP_EQ, vals));
+  out[3] = static_cast<size_t>(mori_shmem_uint64_test_all_vector(flags, 16, nullptr, MORI_SHMEM_CMP_EQ, vals));
+  out[4] = mori_shmem_uint64_test_any_vector(flags, 16, status, MORI_SHMEM_CMP_NE, vals);    // none: 16
+  out[5] = mori_shmem_uint64_test_some(flags, 16, indices2, nullptr, MORI_SHMEM_CMP_EQ, 0);  // the 13 unset
+  out[6] = mori_shmem_uint64_test_some_vector(flags, 16, indices, nullptr, MORI_SHMEM_CMP_GE, vals);
+}
+
+TEST(PointToPoint, VectorFormsAndTestSome) {
+  const int me = mori_shmem_my_pe(), n = mori_shmem_n_pes();
+  uint64_t* flags = static_cast<uint64_t*>(mori_shmem_calloc(16, sizeof(uint64_t)));
+  ASSERT_NE(flags, nullptr);
+  uint64_t hv[16];
+  int hs[16];
+  for (int i = 0; i < 16; ++i) {
+    const bool set = i == 3 || i == 7 || i == 11;
+    hv[i] = static_cast<uint64_t>(set ? i : i + 100);
+    hs[i] = set ? 0 : 1;
+  }
+  uint64_t* vals = nullptr;
+  int* status = nullptr;
+  size_t *indices = nullptr, *indices2 = nullptr, *out = nullptr;
+  HIP_OK(hipMalloc(&vals, sizeof(hv)));
+  HIP_OK(hipMemcpy(vals, hv, sizeof(hv), hipMemcpyHostToDevice));
+  HIP_OK(hipMalloc(&status, sizeof(hs)));
+  HIP_OK(hipMemcpy(status, hs, sizeof(hs), hipMemcpyHostToDevice));
+  HIP_OK(hipMalloc(&indices, 16 * sizeof(size_t)));
+  HIP_OK(hipMalloc(&indices2, 16 * sizeof(size_t)));
+  HIP_OK(hipMalloc(&out, 7 * sizeof(size_t)));
+  ASSERT_EQ(mori_shmem_barrier_all(), 0);
+  waitVectorKernel<<<2, 1>>>(flags, vals, (me + 1) % n, status, indices, indices2, out);
+  HIP_OK(hipGetLastError());
+  HIP_OK(hipDeviceSynchronize());
+  size_t h[7], idx[16], idx2[16];
+  HIP_OK(hipMemcpy(h, out, sizeof(h), hipMemcpyDeviceToHost));
+  HIP_OK(hipMemcpy(idx, indices, sizeof(idx), hipMemcpyDeviceToHost));
+  HIP_OK(hipMemcpy(idx2, indices2, sizeof(idx2), hipMemcpyDeviceToHost));
+  EXPECT_TRUE(h[0] == 3 || h[0] == 7 || h[0] == 11) << "wait_until_any_vector returned " << h[0];
+  EXPECT_GE(h[1], 1u);
+  EXPECT_EQ(h[2], 1u) << "test_all_vector over the included flags";
+  EXPECT_EQ(h[3], 0u) << "test_all_vector over every flag";
+  EXPECT_EQ(h[4], 16u) << "test_any_vector: no included flag differs";
+  ASSERT_EQ(h[5], 13u) << "test_some of the unset flags";
+  for (size_t i = 0, f = 0; i < 13; ++i, ++f) {
+    while (f == 3 || f == 7 || f == 11) ++f;
+    EXPECT_EQ(idx2[i], f) << "test_some index " << i;
+  }
+  ASSERT_EQ(h[6], 3u) << "test_some_vector";
+  EXPECT_EQ(idx[0], 3u);
+  EXPECT_EQ(idx[1], 7u);
+  EXPECT_EQ(idx[2], 11u);
+  ASSERT_EQ(mori_shmem_barrier_all(), 0);
+  for (void* p : {static_cast<void*>(vals), static_cast<void*>(status), static_cast<void*>(indices),
+                  static_cast<void*>(indices2), static_cast<void*>(out)})
+    HIP_OK(hipFree(p));
   mori_shmem_free(flags);
 }
 

@@ -164,28 +164,54 @@ MORI_NVSHMEMI_STRIDED128_SCOPE(_block, block)
 /* ---- atomics: host-and-device, in mori/nvshmem.h ------------------------------------------ */
 
 /* ---- point-to-point synchronisation ------------------------------------------------------------ */
-#define MORI_NVSHMEMI_SYNC(NAME, T)                                                                               \
-  MORI_NVSHMEMI_DEV void nvshmem_##NAME##_wait_until(T* ivar, int cmp, T v) {                                     \
-    mori_shmem_##NAME##_wait_until(ivar, cmp, v);                                                                 \
-  }                                                                                                               \
-  MORI_NVSHMEMI_DEV void nvshmem_##NAME##_wait_until_all(T* ivars, size_t n, const int* status, int cmp, T v) {   \
-    mori_shmem_##NAME##_wait_until_all(ivars, n, status, cmp, v);                                                 \
-  }                                                                                                               \
-  MORI_NVSHMEMI_DEV size_t nvshmem_##NAME##_wait_until_any(T* ivars, size_t n, const int* status, int cmp, T v) { \
-    return mori_shmem_##NAME##_wait_until_any(ivars, n, status, cmp, v);                                          \
-  }                                                                                                               \
-  MORI_NVSHMEMI_DEV size_t nvshmem_##NAME##_wait_until_some(T* ivars, size_t n, size_t* idx, const int* status,   \
-                                                            int cmp, T v) {                                       \
-    return mori_shmem_##NAME##_wait_until_some(ivars, n, idx, status, cmp, v);                                    \
-  }                                                                                                               \
-  MORI_NVSHMEMI_DEV int nvshmem_##NAME##_test(T* ivar, int cmp, T v) {                                            \
-    return mori_shmem_##NAME##_test(ivar, cmp, v);                                                                \
-  }                                                                                                               \
-  MORI_NVSHMEMI_DEV int nvshmem_##NAME##_test_all(T* ivars, size_t n, const int* status, int cmp, T v) {          \
-    return mori_shmem_##NAME##_test_all(ivars, n, status, cmp, v);                                                \
-  }                                                                                                               \
-  MORI_NVSHMEMI_DEV size_t nvshmem_##NAME##_test_any(T* ivars, size_t n, const int* status, int cmp, T v) {       \
-    return mori_shmem_##NAME##_test_any(ivars, n, status, cmp, v);                                                \
+#define MORI_NVSHMEMI_SYNC(NAME, T)                                                                                    \
+  MORI_NVSHMEMI_DEV void nvshmem_##NAME##_wait_until(T* ivar, int cmp, T v) {                                          \
+    mori_shmem_##NAME##_wait_until(ivar, cmp, v);                                                                      \
+  }                                                                                                                    \
+  MORI_NVSHMEMI_DEV void nvshmem_##NAME##_wait_until_all(T* ivars, size_t n, const int* status, int cmp, T v) {        \
+    mori_shmem_##NAME##_wait_until_all(ivars, n, status, cmp, v);                                                      \
+  }                                                                                                                    \
+  MORI_NVSHMEMI_DEV size_t nvshmem_##NAME##_wait_until_any(T* ivars, size_t n, const int* status, int cmp, T v) {      \
+    return mori_shmem_##NAME##_wait_until_any(ivars, n, status, cmp, v);                                               \
+  }                                                                                                                    \
+  MORI_NVSHMEMI_DEV size_t nvshmem_##NAME##_wait_until_some(T* ivars, size_t n, size_t* idx, const int* status,        \
+                                                            int cmp, T v) {                                            \
+    return mori_shmem_##NAME##_wait_until_some(ivars, n, idx, status, cmp, v);                                         \
+  }                                                                                                                    \
+  MORI_NVSHMEMI_DEV int nvshmem_##NAME##_test(T* ivar, int cmp, T v) {                                                 \
+    return mori_shmem_##NAME##_test(ivar, cmp, v);                                                                     \
+  }                                                                                                                    \
+  MORI_NVSHMEMI_DEV int nvshmem_##NAME##_test_all(T* ivars, size_t n, const int* status, int cmp, T v) {               \
+    return mori_shmem_##NAME##_test_all(ivars, n, status, cmp, v);                                                     \
+  }                                                                                                                    \
+  MORI_NVSHMEMI_DEV size_t nvshmem_##NAME##_test_any(T* ivars, size_t n, const int* status, int cmp, T v) {            \
+    return mori_shmem_##NAME##_test_any(ivars, n, status, cmp, v);                                                     \
+  }                                                                                                                    \
+  MORI_NVSHMEMI_DEV size_t nvshmem_##NAME##_test_some(T* ivars, size_t n, size_t* idx, const int* status, int cmp,     \
+                                                      T v) {                                                           \
+    return mori_shmem_##NAME##_test_some(ivars, n, idx, status, cmp, v);                                               \
+  }                                                                                                                    \
+  MORI_NVSHMEMI_DEV void nvshmem_##NAME##_wait_until_all_vector(T* ivars, size_t n, const int* status, int cmp,        \
+                                                                T* vs) {                                               \
+    mori_shmem_##NAME##_wait_until_all_vector(ivars, n, status, cmp, vs);                                              \
+  }                                                                                                                    \
+  MORI_NVSHMEMI_DEV size_t nvshmem_##NAME##_wait_until_any_vector(T* ivars, size_t n, const int* status, int cmp,      \
+                                                                  T* vs) {                                             \
+    return mori_shmem_##NAME##_wait_until_any_vector(ivars, n, status, cmp, vs);                                       \
+  }                                                                                                                    \
+  MORI_NVSHMEMI_DEV size_t nvshmem_##NAME##_wait_until_some_vector(T* ivars, size_t n, size_t* idx, const int* status, \
+                                                                   int cmp, T* vs) {                                   \
+    return mori_shmem_##NAME##_wait_until_some_vector(ivars, n, idx, status, cmp, vs);                                 \
+  }                                                                                                                    \
+  MORI_NVSHMEMI_DEV int nvshmem_##NAME##_test_all_vector(T* ivars, size_t n, const int* status, int cmp, T* vs) {      \
+    return mori_shmem_##NAME##_test_all_vector(ivars, n, status, cmp, vs);                                             \
+  }                                                                                                                    \
+  MORI_NVSHMEMI_DEV size_t nvshmem_##NAME##_test_any_vector(T* ivars, size_t n, const int* status, int cmp, T* vs) {   \
+    return mori_shmem_##NAME##_test_any_vector(ivars, n, status, cmp, vs);                                             \
+  }                                                                                                                    \
+  MORI_NVSHMEMI_DEV size_t nvshmem_##NAME##_test_some_vector(T* ivars, size_t n, size_t* idx, const int* status,       \
+                                                             int cmp, T* vs) {                                         \
+    return mori_shmem_##NAME##_test_some_vector(ivars, n, idx, status, cmp, vs);                                       \
   }
 MORI_SHMEM_SYNC_TYPES(MORI_NVSHMEMI_SYNC)
 #undef MORI_NVSHMEMI_SYNC

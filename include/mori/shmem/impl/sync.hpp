@@ -33,60 +33,80 @@ MORI_DEVICE_INLINE T waitUntil(const GpuStates& s, const T* ivar, Cmp cmp, T val
 // Entries whose status is non-zero are excluded (OpenSHMEM); status may be null.
 MORI_DEVICE_INLINE bool excluded(const int* status, size_t i) { return status && status[i] != 0; }
 
+// The comparand of entry i: one value for every entry (V = T), or one per entry (V = const T*,
+// the _vector forms).
 template <typename T>
+MORI_DEVICE_INLINE T comparand(T value, size_t) {
+  return value;
+}
+template <typename T>
+MORI_DEVICE_INLINE T comparand(const T* values, size_t i) {
+  return values[i];
+}
+
+template <typename T, typename V>
 MORI_DEVICE_INLINE void waitUntilAll(const GpuStates& s, const T* ivars, size_t n, const int* status, Cmp cmp,
-                                     T value) {
+                                     V value) {
   for (size_t i = 0; i < n; ++i)
-    if (!excluded(status, i)) waitUntil(s, ivars + i, cmp, value);
+    if (!excluded(status, i)) waitUntil<T>(s, ivars + i, cmp, comparand<T>(value, i));
+}
+
+// Fills indices (when not null) with every satisfied entry; returns how many. Never waits.
+template <typename T, typename V>
+MORI_DEVICE_INLINE size_t testSome(const T* ivars, size_t n, size_t* indices, const int* status, Cmp cmp, V value) {
+  size_t found = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (!excluded(status, i) && compare(loadAcquire(ivars + i), cmp, comparand<T>(value, i))) {
+      if (indices) indices[found] = i;
+      ++found;
+    }
+  return found;
 }
 
 // Index of one satisfied entry; n if every entry is excluded.
-template <typename T>
+template <typename T, typename V>
 MORI_DEVICE_INLINE size_t waitUntilAny(const GpuStates& s, const T* ivars, size_t n, const int* status, Cmp cmp,
-                                       T value) {
+                                       V value) {
   bool any = false;
   for (size_t i = 0; i < n; ++i) any |= !excluded(status, i);
   if (!any) return n;
   Spinner spin(s);
   for (;;) {
     for (size_t i = 0; i < n; ++i)
-      if (!excluded(status, i) && compare(loadAcquire(ivars + i), cmp, value)) return i;
+      if (!excluded(status, i) && compare(loadAcquire(ivars + i), cmp, comparand<T>(value, i))) return i;
     if (spin.expired())
       mori_shmemi_fail_wait(static_cast<uint32_t>(DeviceWait::WaitUntil), spin.elapsedNs(), n,
-                            static_cast<uint64_t>(value));
+                            static_cast<uint64_t>(comparand<T>(value, 0)));
   }
 }
 
 // Fills indices with every satisfied entry once at least one is; returns how many.
-template <typename T>
+template <typename T, typename V>
 MORI_DEVICE_INLINE size_t waitUntilSome(const GpuStates& s, const T* ivars, size_t n, size_t* indices,
-                                        const int* status, Cmp cmp, T value) {
+                                        const int* status, Cmp cmp, V value) {
   bool any = false;
   for (size_t i = 0; i < n; ++i) any |= !excluded(status, i);
   if (!any) return 0;
   Spinner spin(s);
   for (;;) {
-    size_t found = 0;
-    for (size_t i = 0; i < n; ++i)
-      if (!excluded(status, i) && compare(loadAcquire(ivars + i), cmp, value)) indices[found++] = i;
-    if (found) return found;
+    if (const size_t found = testSome<T>(ivars, n, indices, status, cmp, value)) return found;
     if (spin.expired())
       mori_shmemi_fail_wait(static_cast<uint32_t>(DeviceWait::WaitUntil), spin.elapsedNs(), n,
-                            static_cast<uint64_t>(value));
+                            static_cast<uint64_t>(comparand<T>(value, 0)));
   }
 }
 
-template <typename T>
-MORI_DEVICE_INLINE bool testAll(const T* ivars, size_t n, const int* status, Cmp cmp, T value) {
+template <typename T, typename V>
+MORI_DEVICE_INLINE bool testAll(const T* ivars, size_t n, const int* status, Cmp cmp, V value) {
   for (size_t i = 0; i < n; ++i)
-    if (!excluded(status, i) && !compare(loadAcquire(ivars + i), cmp, value)) return false;
+    if (!excluded(status, i) && !compare(loadAcquire(ivars + i), cmp, comparand<T>(value, i))) return false;
   return true;
 }
 
-template <typename T>
-MORI_DEVICE_INLINE size_t testAny(const T* ivars, size_t n, const int* status, Cmp cmp, T value) {
+template <typename T, typename V>
+MORI_DEVICE_INLINE size_t testAny(const T* ivars, size_t n, const int* status, Cmp cmp, V value) {
   for (size_t i = 0; i < n; ++i)
-    if (!excluded(status, i) && compare(loadAcquire(ivars + i), cmp, value)) return i;
+    if (!excluded(status, i) && compare(loadAcquire(ivars + i), cmp, comparand<T>(value, i))) return i;
   return n;
 }
 
