@@ -7,7 +7,8 @@
 #      global exit asked from host code by PE 0 and by PE 1 while the others' kernels wait, and
 #      from 64 threads of PE 2's kernel (never run before).
 #   2b. test_nvshmem_compat np2-np4 under MPS (the names mapped in session 30: untyped collectives,
-#      char reductions, float / double atomics, thread level, vendor version).
+#      char reductions, float / double atomics, thread level, vendor version) and
+#      test_signal_amo_sync np2 (test_some and the _vector waits and tests).
 #   3. session 28's phase B: python/tests/test_api.py with torch, then torchrun np2 and np3 of
 #      python/tests/test_torch_gpu.py (the team collectives from Python) under MPS.
 # Logs go to $OUT as each step ends, so that a step cut off by the budget still reports the others.
@@ -24,7 +25,8 @@ say() { echo "$*" | tee -a "$OUT/steps.log"; }
 { [ -f "$P/build.ninja" ] ||
   cmake -S . -B "$P" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMORI_GPU_PLATFORM=nvidia -DMORI_GPU_ARCHS=90 \
     -DMORI_BUILD_PYTHON=ON -DPython_EXECUTABLE="$(command -v python3)" > "$OUT/configure.log" 2>&1; } &&
-  ninja -C "$P" mori_shmem mori_shmem_python test_global_exit test_nvshmem_compat mori_shmem_bootstrap_mpi \
+  ninja -C "$P" mori_shmem mori_shmem_python test_global_exit test_nvshmem_compat test_signal_amo_sync \
+    mori_shmem_bootstrap_mpi \
     > "$OUT/build.log" 2>&1
 rc=$?
 say "build exit $rc ($((SECONDS - start)) s)"
@@ -37,8 +39,9 @@ grep -E "OK \]|FAILED \]|Failure|Which is|exiting with status|tests passed" "$OU
 export PYTHONPATH=$P/python${PYTHONPATH:+:$PYTHONPATH}
 . tools/mps.sh
 mps_start
-(cd "$P" && timeout 200 ctest -R '^test_nvshmem_compat_np[234]$' --output-on-failure > "$OUT/ctest_compat.log" 2>&1)
-say "test_nvshmem_compat np2-np4 exit $? ($((SECONDS - start)) s)"
+(cd "$P" && timeout 240 ctest -R '^(test_nvshmem_compat_np[234]|test_signal_amo_sync_np2)$' --output-on-failure \
+  > "$OUT/ctest_compat.log" 2>&1)
+say "test_nvshmem_compat np2-np4, test_signal_amo_sync np2 exit $? ($((SECONDS - start)) s)"
 grep -E "Test +#|Failure|Which is|mismatches" "$OUT/ctest_compat.log" | head -20
 timeout 120 python3 -m pytest -q -rs python/tests/test_api.py > "$OUT/py_api.log" 2>&1
 say "test_api exit $? ($((SECONDS - start)) s)"
