@@ -54,9 +54,10 @@
  *   nvshmem_init_thread / query_thread (NVSHMEM_THREAD_*: FUNNELED is provided),
  *   nvshmemx_vendor_get_version_info (mori-shmem's version), nvshmemx_set_attr_mpi_comm_args,
  *   nvshmemx_culibrary_init / _finalize, nvshmem_<T>_test_some and the _vector forms of
- *   wait_until_all / _any / _some and test_all / _any / _some.
+ *   wait_until_all / _any / _some and test_all / _any / _some, nvshmemx_mc_ptr (NULL: no
+ *   multicast objects).
  * Not covered (refused, at the end): contexts; buffer registration; the host library's separate
- *   init; multicast; explicit QPs; teams from a PE list; warpgroup scope; maxloc; waits and tests
+ *   init; explicit QPs; teams from a PE list; warpgroup scope; maxloc; waits and tests
  *   on 16-bit variables; typed waits on a stream.
  * Differences: host calls that return void in NVSHMEM return mori's status (ignorable);
  * NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE have mori's values (2 and 1), and so do
@@ -454,6 +455,14 @@ MORI_NVSHMEMI_HOST_AMO_BITS(double, double, uint64)
 #endif
 #undef MORI_NVSHMEMI_HOST_AMO_BITS
 
+/* No team has a multicast object: NULL, what NVSHMEM returns where NVLink SHARP is unavailable
+ * or disabled (NVSHMEM_DISABLE_NVLS=1), for every team and address. */
+MORI_NVSHMEMI_HOSTDEV void* nvshmemx_mc_ptr(nvshmem_team_t team, const void* ptr) {
+  (void)team;
+  (void)ptr;
+  return NULL;
+}
+
 /* The vendor's version: mori-shmem's (nvshmem_info_get_name names it). */
 MORI_NVSHMEMI_HOSTDEV void nvshmemx_vendor_get_version_info(int* major, int* minor, int* patch) {
   *major = MORI_SHMEM_VERSION_MAJOR;
@@ -562,7 +571,7 @@ struct mori_nvshmem_unsupported {
     return 0;                                                                                       \
   }
 // Contexts, buffer registration (local and symmetric), the host library's separate
-// initialisation, multicast, NVSHMEM's explicit QPs, teams from a PE list, warpgroup scope, maxloc.
+// initialisation, NVSHMEM's explicit QPs, teams from a PE list, warpgroup scope, maxloc.
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_ctx_create)
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_ctx_destroy)
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_team_create_ctx)
@@ -575,7 +584,6 @@ MORI_NVSHMEM_UNSUPPORTED(nvshmemx_buffer_unregister_symmetric)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_hostlib_init_attr)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_hostlib_finalize)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_init_init_attr_ver_only)
-MORI_NVSHMEM_UNSUPPORTED(nvshmemx_mc_ptr)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_team_init)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_team_get_uniqueid)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_barrier_warpgroup)

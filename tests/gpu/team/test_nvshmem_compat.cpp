@@ -141,7 +141,7 @@ __global__ void teamKernel(nvshmem_team_t team, int* isrc, int* idst, float* fsr
   nvshmemx_barrier_block(team);
 }
 
-// Untyped collectives, char reductions, float / double atomics and the vendor version, on the
+// Untyped collectives, char reductions, float / double atomics, mc_ptr and the vendor version, on the
 // world: a block's fcollectmem of k bytes, a char sum reduce (block), alltoallmem (thread), then
 // one thread swaps a float into the next PE's cell and sets a double there, and reads both back
 // after a barrier.
@@ -176,6 +176,7 @@ __global__ void moreNamesKernel(uint8_t* bsrc, uint8_t* bdst, char* csrc, char* 
     nvshmem_barrier_all();
     if (nvshmem_float_atomic_fetch(fcell, me) != 1.5f + prev) atomicAdd(bad, 1);
     if (nvshmem_double_atomic_fetch(dcell, me) != 0.25 + prev) atomicAdd(bad, 1);
+    if (nvshmemx_mc_ptr(NVSHMEM_TEAM_WORLD, bdst) != nullptr) atomicAdd(bad, 1);  // no multicast objects
     int major = -1, minor = -1, patch = -1;
     nvshmemx_vendor_get_version_info(&major, &minor, &patch);
     if (major != MORI_SHMEM_VERSION_MAJOR || minor != MORI_SHMEM_VERSION_MINOR || patch != MORI_SHMEM_VERSION_PATCH)

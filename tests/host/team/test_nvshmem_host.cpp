@@ -120,6 +120,24 @@ TEST(NvshmemHost, InfoVersionAndName) {
   nvshmem_info_get_name(name);
   EXPECT_STREQ(name, NVSHMEM_VENDOR_STRING);
   EXPECT_EQ(strncmp(name, "mori-shmem ", 11), 0) << name;
+  int patch = -1;
+  nvshmemx_vendor_get_version_info(&major, &minor, &patch);
+  EXPECT_EQ(major, MORI_SHMEM_VERSION_MAJOR);
+  EXPECT_EQ(minor, MORI_SHMEM_VERSION_MINOR);
+  EXPECT_EQ(patch, MORI_SHMEM_VERSION_PATCH);
+  int level = -1;
+  nvshmem_query_thread(&level);
+  EXPECT_EQ(level, NVSHMEM_THREAD_FUNNELED);
+  EXPECT_LT(NVSHMEM_THREAD_SINGLE, NVSHMEM_THREAD_FUNNELED);
+  EXPECT_LT(NVSHMEM_THREAD_SERIALIZED, NVSHMEM_THREAD_MULTIPLE);
+}
+
+// No team has a multicast object: NULL for every team and address, as NVSHMEM without NVLS.
+TEST(NvshmemHost, NoMulticastPointer) {
+  int x = 0;
+  EXPECT_EQ(nvshmemx_mc_ptr(NVSHMEM_TEAM_WORLD, &x), nullptr);
+  EXPECT_EQ(nvshmemx_mc_ptr(NVSHMEMX_TEAM_NODE, nullptr), nullptr);
+  EXPECT_EQ(nvshmemx_mc_ptr(NVSHMEM_TEAM_INVALID, &x), nullptr);
 }
 
 TEST(NvshmemHost, StatusNamesAndUniqueIdInitializer) {
