@@ -55,10 +55,10 @@
  *   nvshmemx_vendor_get_version_info (mori-shmem's version), nvshmemx_set_attr_mpi_comm_args,
  *   nvshmemx_culibrary_init / _finalize, nvshmem_<T>_test_some and the _vector forms of
  *   wait_until_all / _any / _some and test_all / _any / _some, nvshmemx_mc_ptr (NULL: no
- *   multicast objects).
- * Not covered (refused, at the end): contexts; buffer registration; the host library's separate
- *   init; explicit QPs; teams from a PE list; warpgroup scope; maxloc; waits and tests
- *   on 16-bit variables; typed waits on a stream.
+ *   multicast objects), nvshmemx_hostlib_init_attr / _finalize (mori-shmem's init / finalize).
+ * Not covered (refused, at the end): contexts; buffer registration; explicit QPs; teams from a
+ *   PE list; warpgroup scope; maxloc; waits and tests on 16-bit variables; typed waits on a
+ *   stream.
  * Differences: host calls that return void in NVSHMEM return mori's status (ignorable);
  * NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE have mori's values (2 and 1), and so do
  * NVSHMEM_CMP_* (GE 3 and LE 5, where NVSHMEM has LE 3 and GE 5) and NVSHMEM_SIGNAL_SET / _ADD
@@ -138,6 +138,10 @@ static inline int nvshmemx_init_status(void) {
 #define nvshmemx_get_uniqueid mori_shmem_get_uniqueid
 #define nvshmemx_set_attr_uniqueid_args mori_shmem_set_attr_uniqueid_args
 #define nvshmemx_set_attr_mpi_comm_args mori_shmem_set_attr_mpi_comm
+/* NVSHMEM's host library alone: mori-shmem has one library; its init prepares the device state
+ * too, which a module binds when it loads (nvshmemx_cumodule_init). */
+#define nvshmemx_hostlib_init_attr mori_shmem_init_attr
+#define nvshmemx_hostlib_finalize mori_shmem_finalize
 /* The thread level mori-shmem provides: FUNNELED (host calls come from the thread that
  * initialised it, which is the one whose GPU is current), whatever was requested. */
 static inline void nvshmem_query_thread(int* provided) { *provided = NVSHMEM_THREAD_FUNNELED; }
@@ -570,8 +574,8 @@ struct mori_nvshmem_unsupported {
                   #NAME " is not in mori-shmem's NVSHMEM subset (see mori/nvshmem.h for what is)"); \
     return 0;                                                                                       \
   }
-// Contexts, buffer registration (local and symmetric), the host library's separate
-// initialisation, NVSHMEM's explicit QPs, teams from a PE list, warpgroup scope, maxloc.
+// Contexts, buffer registration (local and symmetric), NVSHMEM's explicit QPs, teams from a PE
+// list, warpgroup scope, maxloc.
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_ctx_create)
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_ctx_destroy)
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_team_create_ctx)
@@ -581,8 +585,6 @@ MORI_NVSHMEM_UNSUPPORTED(nvshmemx_buffer_unregister)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_buffer_unregister_all)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_buffer_register_symmetric)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_buffer_unregister_symmetric)
-MORI_NVSHMEM_UNSUPPORTED(nvshmemx_hostlib_init_attr)
-MORI_NVSHMEM_UNSUPPORTED(nvshmemx_hostlib_finalize)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_init_init_attr_ver_only)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_team_init)
 MORI_NVSHMEM_UNSUPPORTED(nvshmemx_team_get_uniqueid)
