@@ -132,6 +132,16 @@ TEST(NvshmemHost, InfoVersionAndName) {
   EXPECT_LT(NVSHMEM_THREAD_SERIALIZED, NVSHMEM_THREAD_MULTIPLE);
 }
 
+// The team constants with an exact counterpart: the config initializer and mask, the invalid PE.
+TEST(NvshmemHost, TeamConfigConstants) {
+  const nvshmem_team_config_t cfg = NVSHMEM_TEAM_CONFIG_INITIALIZER;
+  EXPECT_EQ(cfg.version, MORI_SHMEM_TEAM_CONFIG_VERSION);
+  EXPECT_EQ(cfg.num_contexts, 0);
+  EXPECT_EQ(NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS, NVSHMEM_TEAM_NUM_CONTEXTS);
+  EXPECT_EQ(NVSHMEM_PE_INVALID, -1);
+  EXPECT_EQ(nvshmem_team_translate_pe(NVSHMEM_TEAM_INVALID, 0, NVSHMEM_TEAM_WORLD), NVSHMEM_PE_INVALID);
+}
+
 // No team has a multicast object: NULL for every team and address, as NVSHMEM without NVLS.
 TEST(NvshmemHost, NoMulticastPointer) {
   int x = 0;
