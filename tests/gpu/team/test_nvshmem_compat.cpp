@@ -185,7 +185,9 @@ __global__ void moreNamesKernel(uint8_t* bsrc, uint8_t* bdst, char* csrc, char* 
 }
 
 TEST(NvshmemCompat, NvshmemStyleProgram) {
-  nvshmem_init();
+  int provided = -1;
+  ASSERT_EQ(nvshmem_init_thread(NVSHMEM_THREAD_MULTIPLE, &provided), 0);
+  EXPECT_EQ(provided, NVSHMEM_THREAD_FUNNELED);  // what mori-shmem provides, whatever was requested
   ASSERT_EQ(nvshmemx_init_status(), NVSHMEM_STATUS_IS_INITIALIZED);
   const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
   int* bad = nullptr;
