@@ -368,6 +368,51 @@ Status stridedRma(const char* call, bool put, void* dest, const void* source, pt
   return stream ? Status::Success : r->checkGpu(hipStreamSynchronize(st), call);
 }
 
+// The stream waits until ivars[0 .. nelems) (what: the caller's name for them) satisfy cmp
+// (mori_shmem_wait_until_on_stream's contract).
+Status waitOnStream(const char* call, const char* what, void* ivars, size_t nelems, int dtype, const int* status,
+                    int cmp, const void* value, const void* values, hipStream_t stream) {
+  Runtime* r = Runtime::get(call);
+  if (!r) return Status::InvalidUsage;
+  const int me = r->ctx().myPe();
+  size_t size = 0;
+  bool isSigned = false;
+  switch (dtype) {
+    case MORI_SHMEM_DTYPE_INT16: isSigned = true; [[fallthrough]];
+    case MORI_SHMEM_DTYPE_UINT16: size = 2; break;
+    case MORI_SHMEM_DTYPE_INT32: isSigned = true; [[fallthrough]];
+    case MORI_SHMEM_DTYPE_UINT32: size = 4; break;
+    case MORI_SHMEM_DTYPE_INT64: isSigned = true; [[fallthrough]];
+    case MORI_SHMEM_DTYPE_UINT64: size = 8; break;
+    default:
+      return MORI_FAIL(Status::InvalidUsage, log::kMem,
+                       "%s on PE %d: dtype %d is not an integer type of 2, 4 or 8 bytes (MORI_SHMEM_DTYPE_INT16 .. "
+                       "_INT64, _UINT16 .. _UINT64)",
+                       call, me, dtype);
+  }
+  if (cmp < 0 || cmp >= mori::shmem::kCmpCount)
+    return MORI_FAIL(Status::InvalidUsage, log::kMem,
+                     "%s on PE %d: cmp %d is not one of MORI_SHMEM_CMP_EQ (0) .. _LE (5)", call, me, cmp);
+  if (!value == !values)
+    return MORI_FAIL(Status::InvalidUsage, log::kMem,
+                     "%s on PE %d: give exactly one of cmp_value (%p) and cmp_values (%p)", call, me, value, values);
+  if (nelems == 0) return Status::Success;
+  if (reinterpret_cast<uintptr_t>(ivars) % size != 0)
+    return MORI_FAIL(Status::InvalidUsage, log::kMem, "%s on PE %d: %s %p is not %zu-byte aligned", call, me, what,
+                     ivars, size);
+  size_t bytes = 0;
+  if (__builtin_mul_overflow(nelems, size, &bytes))
+    return MORI_FAIL(Status::InvalidUsage, log::kMem, "%s on PE %d: %zu elements of %zu bytes overflow", call, me,
+                     nelems, size);
+  void* unused = nullptr;
+  MORI_TRY(resolve(*r, call, what, ivars, bytes, me, &unused));
+  if (status) MORI_TRY(checkLocal(*r, call, "status", reinterpret_cast<uintptr_t>(status), nelems * sizeof(int)));
+  if (values) MORI_TRY(checkLocal(*r, call, "cmp_values", reinterpret_cast<uintptr_t>(values), bytes));
+  uint64_t v = 0;
+  if (value) memcpy(&v, value, size);  // little-endian: the element's bytes are v's low ones
+  return r->launch(call, mori::shmem::launchWaitKernel, ivars, nelems, size, isSigned, status, cmp, v, values, stream);
+}
+
 }  // namespace
 
 MORI_API int mori_shmem_signal_op_on_stream(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe,
@@ -403,18 +448,13 @@ MORI_API int mori_shmem_host_iget(void* dest, const void* source, ptrdiff_t dst,
 
 MORI_API int mori_shmem_signal_wait_until_on_stream(uint64_t* sig_addr, int cmp, uint64_t cmp_value,
                                                     mori_shmem_stream_t stream) {
-  const char* call = "mori_shmem_signal_wait_until_on_stream";
-  Runtime* r = Runtime::get(call);
-  if (!r) return MORI_SHMEM_ERROR_INVALID_USAGE;
-  const int me = r->ctx().myPe();
-  if (cmp < 0 || cmp >= mori::shmem::kCmpCount)
-    return code(MORI_FAIL(Status::InvalidUsage, log::kMem,
-                          "%s on PE %d: cmp %d is not one of MORI_SHMEM_CMP_EQ (0) .. _LE (5)", call, me, cmp));
-  void* self = nullptr;
-  Status s = resolve(*r, call, "sig_addr", sig_addr, sizeof(uint64_t), me, &self);
-  if (!mori::ok(s)) return code(s);
-  if (reinterpret_cast<uintptr_t>(sig_addr) % alignof(uint64_t) != 0)
-    return code(MORI_FAIL(Status::InvalidUsage, log::kMem, "%s on PE %d: sig_addr %p is not 8-byte aligned", call, me,
-                          static_cast<void*>(sig_addr)));
-  return code(r->launch(call, mori::shmem::launchSignalWaitKernel, sig_addr, cmp, cmp_value, toStream(stream)));
+  return code(waitOnStream("mori_shmem_signal_wait_until_on_stream", "sig_addr", sig_addr, 1, MORI_SHMEM_DTYPE_UINT64,
+                           nullptr, cmp, &cmp_value, nullptr, toStream(stream)));
+}
+
+MORI_API int mori_shmem_wait_until_on_stream(void* ivars, size_t nelems, int dtype, const int* status, int cmp,
+                                             const void* cmp_value, const void* cmp_values,
+                                             mori_shmem_stream_t stream) {
+  return code(waitOnStream("mori_shmem_wait_until_on_stream", "ivars", ivars, nelems, dtype, status, cmp, cmp_value,
+                           cmp_values, toStream(stream)));
 }

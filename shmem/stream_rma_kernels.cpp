@@ -35,8 +35,21 @@ __global__ void signalKernel(uint64_t* sigAddr, uint64_t signal, int sigOp, int 
   mori_shmem_signal_op(sigAddr, signal, sigOp, pe);
 }
 
-__global__ void signalWaitKernel(uint64_t* sigAddr, int cmp, uint64_t cmpValue) {
-  (void)mori_shmem_signal_wait_until(sigAddr, cmp, cmpValue);
+template <typename T>
+__global__ void waitKernel(const T* ivars, size_t n, const int* status, int cmp, T value, const T* values) {
+  namespace impl = ::mori::shmem::impl;
+  if (values)
+    impl::waitUntilAll<T>(impl::states(), ivars, n, status, static_cast<impl::Cmp>(cmp), values);
+  else
+    impl::waitUntilAll<T>(impl::states(), ivars, n, status, static_cast<impl::Cmp>(cmp), value);
+}
+
+template <typename T>
+hipError_t launchWait(void* ivars, size_t n, const int* status, int cmp, uint64_t value, const void* values,
+                      hipStream_t stream) {
+  waitKernel<T><<<1, 1, 0, stream>>>(static_cast<const T*>(ivars), n, status, cmp, static_cast<T>(value),
+                                     static_cast<const T*>(values));
+  return hipGetLastError();
 }
 
 template <typename T>
@@ -139,9 +152,19 @@ hipError_t launchSignalKernel(uint64_t* sigAddr, uint64_t signal, int sigOp, int
   return hipGetLastError();
 }
 
-hipError_t launchSignalWaitKernel(uint64_t* sigAddr, int cmp, uint64_t cmpValue, hipStream_t stream) {
-  signalWaitKernel<<<1, 1, 0, stream>>>(sigAddr, cmp, cmpValue);
-  return hipGetLastError();
+hipError_t launchWaitKernel(void* ivars, size_t n, size_t size, bool isSigned, const int* status, int cmp,
+                            uint64_t value, const void* values, hipStream_t stream) {
+  switch (size) {
+    case 2:
+      return isSigned ? launchWait<int16_t>(ivars, n, status, cmp, value, values, stream)
+                      : launchWait<uint16_t>(ivars, n, status, cmp, value, values, stream);
+    case 4:
+      return isSigned ? launchWait<int32_t>(ivars, n, status, cmp, value, values, stream)
+                      : launchWait<uint32_t>(ivars, n, status, cmp, value, values, stream);
+    default:
+      return isSigned ? launchWait<int64_t>(ivars, n, status, cmp, value, values, stream)
+                      : launchWait<uint64_t>(ivars, n, status, cmp, value, values, stream);
+  }
 }
 
 }  // namespace mori::shmem

@@ -20,8 +20,11 @@ MORI_RUNTIME_KERNEL hipError_t launchPutSignalKernel(void* dest, const void* sou
 // After a copy-engine put on the same stream: fence, then update pe's sig_addr.
 MORI_RUNTIME_KERNEL hipError_t launchSignalKernel(uint64_t* sigAddr, uint64_t signal, int sigOp, int pe,
                                                   hipStream_t stream);
-MORI_RUNTIME_KERNEL hipError_t launchSignalWaitKernel(uint64_t* sigAddr, int cmp, uint64_t cmpValue,
-                                                      hipStream_t stream);
+// The device API's wait_until_all on one thread (signal waits too): n variables of `size` bytes
+// (2, 4 or 8; signed or not) at ivars, against `value` (its low `size` bytes) or, when values is
+// not null, values[i].
+MORI_RUNTIME_KERNEL hipError_t launchWaitKernel(void* ivars, size_t n, size_t size, bool isSigned, const int* status,
+                                                int cmp, uint64_t value, const void* values, hipStream_t stream);
 
 // Strided put (`put`) or get of n elements of `size` bytes (1, 2, 4, 8 or 16): the device API's
 // block-scope strided call (element i of source at source + i * sst to dest + i * dst, strides in

@@ -55,10 +55,11 @@
  *   nvshmemx_vendor_get_version_info (mori-shmem's version), nvshmemx_set_attr_mpi_comm_args,
  *   nvshmemx_culibrary_init / _finalize, nvshmem_<T>_test_some and the _vector forms of
  *   wait_until_all / _any / _some and test_all / _any / _some, nvshmemx_mc_ptr (NULL: no
- *   multicast objects), nvshmemx_hostlib_init_attr / _finalize (mori-shmem's init / finalize).
+ *   multicast objects), nvshmemx_hostlib_init_attr / _finalize (mori-shmem's init / finalize),
+ *   the waits and tests of short / ushort, nvshmemx_<T>_wait_until / _wait_until_all /
+ *   _wait_until_all_vector_on_stream.
  * Not covered (refused, at the end): contexts; buffer registration; explicit QPs; teams from a
- *   PE list; warpgroup scope; maxloc; waits and tests on 16-bit variables; typed waits on a
- *   stream.
+ *   PE list; warpgroup scope; maxloc.
  * Differences: host calls that return void in NVSHMEM return mori's status (ignorable);
  * NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE have mori's values (2 and 1), and so do
  * NVSHMEM_CMP_* (GE 3 and LE 5, where NVSHMEM has LE 3 and GE 5) and NVSHMEM_SIGNAL_SET / _ADD
@@ -269,6 +270,22 @@ MORI_NVSHMEMI_STREAM_SIZED_STRIDED(128)
 #undef MORI_NVSHMEMI_STREAM_TYPED
 #undef MORI_NVSHMEMI_STREAM_STRIDED
 #undef MORI_NVSHMEMI_STREAM_RMA
+// Typed waits on a stream: nvshmemx_<T>_wait_until / _wait_until_all / _wait_until_all_vector
+// _on_stream (status and cmp_values in memory the GPU reaches, as NVSHMEM's kernel reads them).
+#define MORI_NVSHMEMI_STREAM_WAIT(NAME, T)                                                                            \
+  static inline int nvshmemx_##NAME##_wait_until_on_stream(T* ivar, int cmp, T v, mori_shmem_stream_t st) {           \
+    return mori_shmem_wait_until_on_stream(ivar, 1, MORI_SHMEMI_DT_INTEGER(T), NULL, cmp, &v, NULL, st);              \
+  }                                                                                                                   \
+  static inline int nvshmemx_##NAME##_wait_until_all_on_stream(T* ivars, size_t n, const int* status, int cmp, T v,   \
+                                                               mori_shmem_stream_t st) {                              \
+    return mori_shmem_wait_until_on_stream(ivars, n, MORI_SHMEMI_DT_INTEGER(T), status, cmp, &v, NULL, st);           \
+  }                                                                                                                   \
+  static inline int nvshmemx_##NAME##_wait_until_all_vector_on_stream(T* ivars, size_t n, const int* status, int cmp, \
+                                                                      T* vs, mori_shmem_stream_t st) {                \
+    return mori_shmem_wait_until_on_stream(ivars, n, MORI_SHMEMI_DT_INTEGER(T), status, cmp, NULL, vs, st);           \
+  }
+MORI_SHMEM_SYNC_TYPES(MORI_NVSHMEMI_STREAM_WAIT)
+#undef MORI_NVSHMEMI_STREAM_WAIT
 
 /* Host-initiated RMA and atomics: nvshmem_putmem / getmem [_nbi], nvshmem_<T>_put / get [_nbi],
  * nvshmem_put<BITS> / get<BITS> [_nbi], nvshmem_<T>_p / _g, nvshmem_<T>_atomic_*, nvshmem_quiet and
@@ -619,35 +636,6 @@ MORI_NVSHMEMI_REFUSE_QP(half, )
 MORI_NVSHMEMI_REFUSE_QP(bfloat16, )
 #undef MORI_NVSHMEMI_REFUSE_QP
 #undef MORI_NVSHMEMI_REFUSE_QP_SCOPE
-// Point-to-point synchronisation beyond mori-shmem's: the typed waits on a stream
-// (nvshmemx_signal_wait_until_on_stream is covered) and 16-bit variables.
-#define MORI_NVSHMEMI_REFUSE_SYNC_ON_STREAM(NAME)                      \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmemx_##NAME##_wait_until_on_stream)     \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmemx_##NAME##_wait_until_all_on_stream) \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmemx_##NAME##_wait_until_all_vector_on_stream)
-#define MORI_NVSHMEMI_REFUSE_SYNC(NAME, T) MORI_NVSHMEMI_REFUSE_SYNC_ON_STREAM(NAME)
-MORI_SHMEM_AMO_TYPES(MORI_NVSHMEMI_REFUSE_SYNC)
-#define MORI_NVSHMEMI_REFUSE_SYNC16(NAME)                           \
-  MORI_NVSHMEMI_REFUSE_SYNC_ON_STREAM(NAME)                         \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until)             \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_all)         \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_any)         \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_some)        \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_all_vector)  \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_any_vector)  \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_wait_until_some_vector) \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test)                   \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_all)               \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_any)               \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_some)              \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_all_vector)        \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_any_vector)        \
-  MORI_NVSHMEM_UNSUPPORTED(nvshmem_##NAME##_test_some_vector)
-MORI_NVSHMEMI_REFUSE_SYNC16(short)
-MORI_NVSHMEMI_REFUSE_SYNC16(ushort)
-#undef MORI_NVSHMEMI_REFUSE_SYNC16
-#undef MORI_NVSHMEMI_REFUSE_SYNC
-#undef MORI_NVSHMEMI_REFUSE_SYNC_ON_STREAM
 #undef MORI_NVSHMEM_UNSUPPORTED
 #endif
 

@@ -270,6 +270,10 @@ enum mori_shmem_cmp_ops {
   X(ulonglong, unsigned long long) \
   X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t) X(size, size_t) X(ptrdiff, ptrdiff_t)
 
+/* The types of the point-to-point waits and tests (device: mori_shmem_<name>_wait_until & co.;
+ * host: mori_shmem_wait_until_on_stream) as X(name, type): the atomics' and 16-bit integers. */
+#define MORI_SHMEM_SYNC_TYPES(X) MORI_SHMEM_AMO_TYPES(X) X(short, short) X(ushort, unsigned short)
+
 /* ---- stream-ordered RMA ---------------------------------------------------------------- */
 /* NVSHMEM's *_on_stream RMA: each call checks its arguments, enqueues the operation on `stream`
  * (a cudaStream_t / hipStream_t of the current device; NULL: the legacy default stream) and
@@ -294,6 +298,16 @@ int mori_shmem_putmem_signal_on_stream(void* dest, const void* source, size_t by
  * MORI_SHMEM_CMP_EQ 0, _NE 1, _GT 2, _GE 3, _LT 4, _LE 5); later work on
  * the stream sees what was delivered before the signal. */
 int mori_shmem_signal_wait_until_on_stream(uint64_t* sig_addr, int cmp, uint64_t cmp_value, mori_shmem_stream_t stream);
+/* The stream waits until every entry i < nelems of this PE's symmetric ivars whose status[i] is 0
+ * (status NULL: every entry) satisfies cmp against *cmp_value, or against cmp_values[i]: exactly
+ * one of the two is given (NVSHMEM's nvshmemx_<T>_wait_until[_all[_vector]]_on_stream; one
+ * variable: nelems 1, status NULL). dtype: MORI_SHMEM_DTYPE_INT16 .. _INT64 or _UINT16 .. _UINT64
+ * (mori/shmem_team.h), ivars aligned to its size. *cmp_value (one element of dtype, any memory) is
+ * read when the call is made; status and cmp_values when the stream runs the wait, so they must be
+ * memory the GPU reaches (device, managed or registered host memory) until then. Bounded by
+ * MORI_SHMEM_TIMEOUT as the device waits are. nelems == 0 enqueues nothing. */
+int mori_shmem_wait_until_on_stream(void* ivars, size_t nelems, int dtype, const int* status, int cmp,
+                                    const void* cmp_value, const void* cmp_values, mori_shmem_stream_t stream);
 
 /* ---- host-initiated RMA ----------------------------------------------------------------- */
 /* OpenSHMEM's RMA called from host code (NVSHMEM's nvshmem_putmem & co. in host code): the

@@ -229,8 +229,7 @@ MORI_SHMEM_AMO_TYPES(MORI_SHMEMI_AMO)
  * _vector forms of wait_until_all / _any / _some and test_all / _any / _some compare entry i with
  * cmp_values[i]. status (may be NULL): entries with a non-zero status are skipped. cmp:
  * MORI_SHMEM_CMP_*. */
-/* The types: the atomics' (MORI_SHMEM_AMO_TYPES). */
-#define MORI_SHMEM_SYNC_TYPES(X) MORI_SHMEM_AMO_TYPES(X)
+/* The types: MORI_SHMEM_SYNC_TYPES (mori/shmem.h: the atomics' and 16-bit integers). */
 
 #define MORI_SHMEMI_CMP(c) static_cast<MORI_SHMEMI_NS::Cmp>(c)
 #define MORI_SHMEMI_SYNC_VECTOR(NAME, T)                                                                            \

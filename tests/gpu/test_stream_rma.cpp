@@ -14,6 +14,8 @@
 //    both signs, local sides in hipMalloc memory, each dest span checked byte for byte with margins
 //  - p / g / signal_op on a stream (the element seen after the signal's wait), the host's
 //    signal_op, a g refused on a stream being captured; bad strides, sizes and local sides refused
+//  - typed waits on a stream of every width and signedness (one variable, status, per-entry
+//    comparands): the stream still waits when every PE has enqueued them, passes once written
 #include <stdint.h>
 #include <string.h>
 
@@ -498,6 +500,71 @@ TEST_F(StreamRma, ElementsAndSignalsOnStream) {
   mori_shmem_free(slots);
 }
 
+// Typed waits on a stream (mori_shmem_wait_until_on_stream), every width and signedness: the
+// stream waits for one variable, for six of which status excludes two, and for six against
+// per-entry comparands; every PE enqueues them, all meet (MPI: no GPU wait), the stream must still
+// be waiting, and only then does each PE write its right neighbour's variables. The single
+// variable's condition holds only as the type's signedness reads the written bits (signed: < 0;
+// unsigned: > 1000), so a wait comparing with the wrong signedness never passes.
+template <typename T>
+void typedWaitsCase(int dtype, hipStream_t stream) {
+  constexpr int kAll = 1, kVector = 7, kCount = 13;  // entry 0, entries 1-6, entries 7-12
+  const int me = mori_shmem_my_pe(), n = mori_shmem_n_pes(), right = (me + 1) % n;
+  const bool isSigned = static_cast<T>(-1) < static_cast<T>(0);
+  T* ivars = static_cast<T*>(mori_shmem_calloc(kCount, sizeof(T)));
+  ASSERT_NE(ivars, nullptr);
+  const int hostStatus[6] = {0, 1, 0, 0, 1, 0};  // entries 2 and 5 excluded
+  T hostValues[6];
+  for (int i = 0; i < 6; ++i) hostValues[i] = static_cast<T>(20 + kVector + i);
+  int* status = nullptr;
+  T *values = nullptr, *seen = nullptr;
+  HIP_OK(hipMalloc(&status, sizeof(hostStatus)));
+  HIP_OK(hipMemcpy(status, hostStatus, sizeof(hostStatus), hipMemcpyHostToDevice));
+  HIP_OK(hipMalloc(&values, sizeof(hostValues)));
+  HIP_OK(hipMemcpy(values, hostValues, sizeof(hostValues), hipMemcpyHostToDevice));
+  HIP_OK(hipMalloc(&seen, kCount * sizeof(T)));
+  ASSERT_EQ(mori_shmem_barrier_all(), 0);
+
+  const mori_shmem_stream_t s = asStream(stream);
+  const T single = isSigned ? static_cast<T>(0) : static_cast<T>(1000), seven = 7;
+  ASSERT_EQ(mori_shmem_wait_until_on_stream(ivars, 1, dtype, nullptr, isSigned ? MORI_SHMEM_CMP_LT : MORI_SHMEM_CMP_GT,
+                                            &single, nullptr, s),
+            0);
+  ASSERT_EQ(mori_shmem_wait_until_on_stream(ivars + kAll, 6, dtype, status, MORI_SHMEM_CMP_EQ, &seven, nullptr, s), 0);
+  ASSERT_EQ(mori_shmem_wait_until_on_stream(ivars + kVector, 6, dtype, nullptr, MORI_SHMEM_CMP_EQ, nullptr, values, s),
+            0);
+  HIP_OK(hipMemcpyAsync(seen, ivars, kCount * sizeof(T), hipMemcpyDeviceToDevice, stream));
+  MPI_Barrier(MPI_COMM_WORLD);  // every PE's waits are enqueued; nobody has written yet
+  EXPECT_EQ(hipStreamQuery(stream), hipErrorNotReady) << "the stream passed a wait before any variable was written";
+  (void)hipGetLastError();  // hipStreamQuery's not-ready is not an error of this test
+  for (int i = 0; i < 6; ++i) ASSERT_EQ(mori_shmem_host_p(ivars + kVector + i, &hostValues[i], sizeof(T), right), 0);
+  for (int i : {0, 2, 3, 5}) ASSERT_EQ(mori_shmem_host_p(ivars + kAll + i, &seven, sizeof(T), right), 0);
+  const T negative = static_cast<T>(-5);  // signed: -5; unsigned: the type's maximum - 4
+  ASSERT_EQ(mori_shmem_host_p(ivars, &negative, sizeof(T), right), 0);
+  ASSERT_EQ(mori_shmem_host_quiet(), 0);
+  HIP_OK(hipStreamSynchronize(stream));
+
+  T got[kCount];
+  HIP_OK(hipMemcpy(got, seen, sizeof(got), hipMemcpyDeviceToHost));
+  EXPECT_EQ(got[0], negative) << "dtype " << dtype;
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(got[kAll + i], static_cast<T>(hostStatus[i] ? 0 : 7)) << "dtype " << dtype << " entry " << kAll + i;
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(got[kVector + i], hostValues[i]) << "dtype " << dtype << " entry " << kVector + i;
+  ASSERT_EQ(mori_shmem_barrier_all(), 0);
+  for (void* p : {static_cast<void*>(status), static_cast<void*>(values), static_cast<void*>(seen)}) HIP_OK(hipFree(p));
+  mori_shmem_free(ivars);
+}
+
+TEST_F(StreamRma, TypedWaitsOnStream) {
+  typedWaitsCase<int16_t>(MORI_SHMEM_DTYPE_INT16, stream);
+  typedWaitsCase<uint16_t>(MORI_SHMEM_DTYPE_UINT16, stream);
+  typedWaitsCase<int32_t>(MORI_SHMEM_DTYPE_INT32, stream);
+  typedWaitsCase<uint32_t>(MORI_SHMEM_DTYPE_UINT32, stream);
+  typedWaitsCase<int64_t>(MORI_SHMEM_DTYPE_INT64, stream);
+  typedWaitsCase<uint64_t>(MORI_SHMEM_DTYPE_UINT64, stream);
+}
+
 TEST_F(StreamRma, BadInputsEnqueueNothing) {
   auto* sym = static_cast<uint8_t*>(mori_shmem_malloc(4096));
   auto* sig = static_cast<uint64_t*>(mori_shmem_calloc(2, sizeof(uint64_t)));
@@ -535,6 +602,32 @@ TEST_F(StreamRma, BadInputsEnqueueNothing) {
   EXPECT_EQ(mori_shmem_signal_wait_until_on_stream(sig, -1, 0, s), bad) << "cmp -1";
   EXPECT_EQ(mori_shmem_signal_wait_until_on_stream(reinterpret_cast<uint64_t*>(plain), 0, 0, s), bad)
       << "wait on memory that is not symmetric";
+  // Typed waits.
+  const uint32_t seven = 7;
+  uint32_t* word = reinterpret_cast<uint32_t*>(sig);
+  const int u32 = MORI_SHMEM_DTYPE_UINT32;
+  EXPECT_EQ(mori_shmem_wait_until_on_stream(word, 1, MORI_SHMEM_DTYPE_FLOAT, nullptr, 0, &seven, nullptr, s), bad)
+      << "dtype float";
+  EXPECT_EQ(mori_shmem_wait_until_on_stream(word, 1, MORI_SHMEM_DTYPE_INT8, nullptr, 0, &seven, nullptr, s), bad)
+      << "dtype int8";
+  EXPECT_EQ(mori_shmem_wait_until_on_stream(word, 1, 0, nullptr, 0, &seven, nullptr, s), bad) << "dtype 0";
+  EXPECT_EQ(mori_shmem_wait_until_on_stream(word, 1, u32, nullptr, 6, &seven, nullptr, s), bad) << "typed wait cmp 6";
+  EXPECT_EQ(mori_shmem_wait_until_on_stream(word, 1, u32, nullptr, 0, nullptr, nullptr, s), bad) << "no comparand";
+  EXPECT_EQ(mori_shmem_wait_until_on_stream(word, 1, u32, nullptr, 0, &seven, word, s), bad) << "two comparands";
+  EXPECT_EQ(mori_shmem_wait_until_on_stream(sym + 2, 1, u32, nullptr, 0, &seven, nullptr, s), bad)
+      << "ivars not 4-byte aligned";
+  EXPECT_EQ(mori_shmem_wait_until_on_stream(plain, 1, u32, nullptr, 0, &seven, nullptr, s), bad)
+      << "ivars not symmetric";
+  EXPECT_EQ(mori_shmem_wait_until_on_stream(static_cast<uint8_t*>(heapEnd) - 8, 4, u32, nullptr, 0, &seven, nullptr, s),
+            bad)
+      << "ivars run past the end of the heap";
+  std::vector<int> hostStatus(4, 0);  // pageable host memory: the GPU cannot reach it
+  EXPECT_EQ(mori_shmem_wait_until_on_stream(word, 4, u32, hostStatus.data(), 0, &seven, nullptr, s), bad)
+      << "status in pageable host memory";
+  EXPECT_EQ(mori_shmem_wait_until_on_stream(word, 4, u32, nullptr, 0, nullptr, hostStatus.data(), s), bad)
+      << "cmp_values in pageable host memory";
+  EXPECT_EQ(mori_shmem_wait_until_on_stream(word, 0, u32, nullptr, 0, &seven, nullptr, s), 0)
+      << "0 elements is a no-op";
   // Single elements, signals and strided RMA.
   uint64_t value = 7;
   EXPECT_EQ(mori_shmem_p_on_stream(sym, &value, 3, right, s), bad) << "element size 3";

@@ -19,7 +19,7 @@ TEST(KernelsNotLinked, EveryLaunchFunctionIsAbsent) {
   EXPECT_TRUE(shmem::launchGetKernel == nullptr);
   EXPECT_TRUE(shmem::launchPutSignalKernel == nullptr);
   EXPECT_TRUE(shmem::launchSignalKernel == nullptr);
-  EXPECT_TRUE(shmem::launchSignalWaitKernel == nullptr);
+  EXPECT_TRUE(shmem::launchWaitKernel == nullptr);
   EXPECT_TRUE(shmem::team::launchCollective == nullptr);
 }
 

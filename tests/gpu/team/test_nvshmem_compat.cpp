@@ -144,9 +144,9 @@ __global__ void teamKernel(nvshmem_team_t team, int* isrc, int* idst, float* fsr
 // Untyped collectives, char reductions, float / double atomics, mc_ptr and the vendor version, on the
 // world: a block's fcollectmem of k bytes, a char sum reduce (block), alltoallmem (thread), then
 // one thread swaps a float into the next PE's cell and sets a double there, and reads both back
-// after a barrier.
+// after a barrier, and a short to the next PE, waited for there.
 __global__ void moreNamesKernel(uint8_t* bsrc, uint8_t* bdst, char* csrc, char* cdst, float* fcell, double* dcell,
-                                size_t k, int* bad) {
+                                short* scell, size_t k, int* bad) {
   const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
   const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
   for (size_t i = threadIdx.x; i < k * npes; i += blockDim.x)
@@ -176,6 +176,9 @@ __global__ void moreNamesKernel(uint8_t* bsrc, uint8_t* bdst, char* csrc, char* 
     nvshmem_barrier_all();
     if (nvshmem_float_atomic_fetch(fcell, me) != 1.5f + prev) atomicAdd(bad, 1);
     if (nvshmem_double_atomic_fetch(dcell, me) != 0.25 + prev) atomicAdd(bad, 1);
+    nvshmem_short_p(scell, static_cast<short>(-7 - me), next);  // a 16-bit wait for the previous PE's
+    nvshmem_short_wait_until(scell, NVSHMEM_CMP_EQ, static_cast<short>(-7 - prev));
+    if (nvshmem_ushort_test(reinterpret_cast<unsigned short*>(scell), NVSHMEM_CMP_GT, 1000) != 1) atomicAdd(bad, 1);
     if (nvshmemx_mc_ptr(NVSHMEM_TEAM_WORLD, bdst) != nullptr) atomicAdd(bad, 1);  // no multicast objects
     int major = -1, minor = -1, patch = -1;
     nvshmemx_vendor_get_version_info(&major, &minor, &patch);
@@ -381,12 +384,13 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
     auto* cdst = static_cast<char*>(nvshmem_malloc(k));
     auto* fcell = static_cast<float*>(nvshmem_malloc(sizeof(float)));
     auto* dcell = static_cast<double*>(nvshmem_malloc(sizeof(double)));
-    ASSERT_TRUE(bsrc && bdst && csrc && cdst && fcell && dcell);
+    auto* scell = static_cast<short*>(nvshmem_calloc(2, sizeof(short)));
+    ASSERT_TRUE(bsrc && bdst && csrc && cdst && fcell && dcell && scell);
     const float minusOne = -1.0f;
     ASSERT_EQ(hipMemcpy(fcell, &minusOne, sizeof(float), hipMemcpyHostToDevice), hipSuccess);
     ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
     nvshmem_barrier_all();
-    moreNamesKernel<<<1, 256>>>(bsrc, bdst, csrc, cdst, fcell, dcell, k, bad);
+    moreNamesKernel<<<1, 256>>>(bsrc, bdst, csrc, cdst, fcell, dcell, scell, k, bad);
     ASSERT_EQ(hipGetLastError(), hipSuccess);
     ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
     nvshmem_barrier_all();
@@ -410,8 +414,36 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
     for (size_t i = 0; i < k * npes; ++i)  // bsrc block j: PE j's alltoall dest block j (PE j's own block j)
       ASSERT_EQ(hb[i], static_cast<uint8_t>(value(9, static_cast<int>(i / k), static_cast<uint32_t>(i))))
           << "alltoallmem + fcollectmem " << i;
+    // Typed waits on a stream: a short to the next PE (scell[1]), waited for there as short and as
+    // unsigned short, then one int of three with a per-entry comparand and status.
+    ASSERT_EQ(nvshmemx_short_p_on_stream(scell + 1, static_cast<short>(-3 - me), next, s), 0);
+    ASSERT_EQ(nvshmemx_short_wait_until_on_stream(scell + 1, NVSHMEM_CMP_LT, static_cast<short>(0), s), 0);
+    ASSERT_EQ(nvshmemx_ushort_wait_until_all_on_stream(reinterpret_cast<unsigned short*>(scell + 1), 1, nullptr,
+                                                       NVSHMEM_CMP_GT, 1000, s),
+              0);
+    ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+    short hs = 0;
+    ASSERT_EQ(hipMemcpy(&hs, scell + 1, sizeof(short), hipMemcpyDeviceToHost), hipSuccess);
+    EXPECT_EQ(hs, static_cast<short>(-3 - prev));
+    int* trio = static_cast<int*>(nvshmem_calloc(3, sizeof(int)));
+    int *trioWant = nullptr, *trioStatus = nullptr;
+    ASSERT_EQ(hipMalloc(&trioWant, 3 * sizeof(int)), hipSuccess);
+    ASSERT_EQ(hipMalloc(&trioStatus, 3 * sizeof(int)), hipSuccess);
+    const int want[3] = {0, 40 + prev, 0}, st[3] = {1, 0, 1};  // only entry 1 counts
+    ASSERT_EQ(hipMemcpy(trioWant, want, sizeof(want), hipMemcpyHostToDevice), hipSuccess);
+    ASSERT_EQ(hipMemcpy(trioStatus, st, sizeof(st), hipMemcpyHostToDevice), hipSuccess);
+    nvshmem_barrier_all();
+    ASSERT_EQ(nvshmemx_int_p_on_stream(trio + 1, 40 + me, next, s), 0);
+    ASSERT_EQ(nvshmemx_int_wait_until_all_vector_on_stream(trio, 3, trioStatus, NVSHMEM_CMP_EQ, trioWant, s), 0);
+    ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+    int ht[3] = {};
+    ASSERT_EQ(hipMemcpy(ht, trio, sizeof(ht), hipMemcpyDeviceToHost), hipSuccess);
+    EXPECT_EQ(ht[1], 40 + prev);
     ASSERT_EQ(hipStreamDestroy(s), hipSuccess);
     nvshmem_barrier_all();
+    ASSERT_EQ(hipFree(trioWant), hipSuccess);
+    ASSERT_EQ(hipFree(trioStatus), hipSuccess);
+    nvshmem_free(trio);
     EXPECT_EQ(nvshmem_double_atomic_swap(dcell, 7.5 + me, next), 0.25 + me);  // the kernel left 0.25 + me there
     nvshmem_quiet();
     nvshmem_barrier_all();
@@ -420,8 +452,9 @@ TEST(NvshmemCompat, NvshmemStyleProgram) {
     nvshmem_quiet();
     EXPECT_EQ(nvshmem_float_atomic_fetch(fcell, me), 3.0f);
     nvshmem_barrier_all();
-    for (void* p : {static_cast<void*>(dcell), static_cast<void*>(fcell), static_cast<void*>(cdst),
-                    static_cast<void*>(csrc), static_cast<void*>(bdst), static_cast<void*>(bsrc)})
+    for (void* p :
+         {static_cast<void*>(scell), static_cast<void*>(dcell), static_cast<void*>(fcell), static_cast<void*>(cdst),
+          static_cast<void*>(csrc), static_cast<void*>(bdst), static_cast<void*>(bsrc)})
       nvshmem_free(p);
   }
 

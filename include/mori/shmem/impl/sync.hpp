@@ -12,9 +12,18 @@ namespace mori::shmem::impl {
 
 using device::Spinner;
 
+// 16-bit variables (the platforms' atomics are 4- and 8-byte): the acquire load of the aligned
+// 4-byte word that holds *p, p's half of it kept (little-endian; the word never leaves p's page).
 template <typename T>
 MORI_DEVICE_INLINE T loadAcquire(const T* p) {
-  return gpu::atomicLoad<gpu::Order::Acquire, gpu::Scope::System>(p);
+  if constexpr (sizeof(T) == 2) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    const uint32_t word =
+        gpu::atomicLoad<gpu::Order::Acquire, gpu::Scope::System>(reinterpret_cast<const uint32_t*>(a & ~uintptr_t{3}));
+    return static_cast<T>(static_cast<uint16_t>(word >> ((a & 2) * 8)));
+  } else {
+    return gpu::atomicLoad<gpu::Order::Acquire, gpu::Scope::System>(p);
+  }
 }
 
 template <typename T>
