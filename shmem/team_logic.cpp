@@ -45,6 +45,15 @@ std::string check2d(int parentSize, int xrange) {
   return buf;
 }
 
+std::vector<int> sameIndexOnEveryHost(const std::vector<std::string>& hosts, int me) {
+  std::vector<int> index(hosts.size()), members;
+  for (size_t pe = 0; pe < hosts.size(); ++pe)
+    for (size_t q = 0; q < pe; ++q) index[pe] += hosts[q] == hosts[pe];
+  for (size_t pe = 0; pe < hosts.size(); ++pe)
+    if (index[pe] == index[static_cast<size_t>(me)]) members.push_back(static_cast<int>(pe));
+  return members;
+}
+
 std::vector<int> stridedMembers(int start, int stride, int size) {
   std::vector<int> m(static_cast<size_t>(size > 0 ? size : 0));
   for (int i = 0; i < size; ++i) m[static_cast<size_t>(i)] = start + i * (size > 1 ? stride : 1);

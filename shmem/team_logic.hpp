@@ -32,6 +32,9 @@ constexpr uint32_t kSplitMagic = 0x4d535450;  // "MSTP"
 std::string checkStrided(int parentSize, int start, int stride, int size);
 // "" if a 2-D split is valid (xrange >= 1), else why not.
 std::string check2d(int parentSize, int xrange);
+// NVSHMEM's TEAM_SAME_MYPE_NODE: the world PEs whose index among their host's PEs (in world order)
+// is `me`'s, in world order; hosts[pe] names pe's host.
+std::vector<int> sameIndexOnEveryHost(const std::vector<std::string>& hosts, int me);
 // Parent indices of the members of a strided split.
 std::vector<int> stridedMembers(int start, int stride, int size);
 // This parent PE's row (x) and column (y) in a 2-D split of `parentSize` PEs with `xrange` columns

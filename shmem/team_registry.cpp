@@ -98,6 +98,9 @@ Status Registry::init() {
   for (int a : node)
     for (int b : node) clique &= rows[static_cast<size_t>(a) * n + b] != 0;
   MORI_TRY(install(MORI_SHMEM_TEAM_SHARED, clique ? node : std::vector<int>{me}, defaults));
+  std::vector<std::string> hosts;
+  for (const auto& p : ctx.peers()) hosts.emplace_back(p.hostId);
+  MORI_TRY(install(MORI_SHMEM_TEAM_SAME_MYPE_NODE, sameIndexOnEveryHost(hosts, me), defaults));
   return Status::Success;
 }
 

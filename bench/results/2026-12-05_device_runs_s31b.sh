@@ -1,7 +1,8 @@
 #!/bin/bash
 # Session 31's second device call: TypedWaitsOnStream with one PE waiting while another writes,
 # over P2P, the three NIC models and the DMA model, mlx5's five times over (3 of 7 runs of the
-# first form hung there), and the 16-bit waits of test_signal_amo_sync through every transport.
+# first form hung there), and the 16-bit waits of test_signal_amo_sync through every transport;
+# then TEAM_SAME_MYPE_NODE (test_team np2 and np4; test_api from Python) and the compat test.
 # ONE GPU, PEs under CUDA MPS: correctness only.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -12,7 +13,8 @@ P=$PWD/../build-a
 { [ -f "$P/build.ninja" ] ||
   cmake -S . -B "$P" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMORI_GPU_PLATFORM=nvidia -DMORI_GPU_ARCHS=90 \
     -DMORI_BUILD_PYTHON=ON -DPython_EXECUTABLE="$(command -v python3)" > "$OUT/configure.log" 2>&1; } &&
-  ninja -C "$P" test_stream_rma test_signal_amo_sync mori_nic_model mori_dma_model_plugin mori_shmem_bootstrap_mpi \
+  ninja -C "$P" test_stream_rma test_signal_amo_sync test_team test_nvshmem_compat mori_shmem_python mori_nic_model \
+    mori_dma_model_plugin mori_shmem_bootstrap_mpi \
     > "$OUT/build.log" 2>&1
 rc=$?
 echo "build exit $rc ($((SECONDS - start)) s)"
@@ -29,5 +31,12 @@ for i in 1 2 3 4 5; do
   echo "mlx5 run $i exit $? ($((SECONDS - start)) s)"
   grep -E "TypedWaits" "$OUT/mlx5_$i.log" | grep -E "OK|FAILED" | head -2
 done
+timeout 120 ctest -R '^(test_team_np[24]|test_nvshmem_compat_np2)$' --output-on-failure > "$OUT/team.log" 2>&1
+echo "team, compat exit $? ($((SECONDS - start)) s)"
+grep -E "Test +#|Failure|Which is" "$OUT/team.log" | head -20
+cd - > /dev/null
+PYTHONPATH=$P/python timeout 60 python3 -m pytest -q -rs python/tests/test_api.py > "$OUT/py_api.log" 2>&1
+echo "test_api exit $? ($((SECONDS - start)) s)"
+tail -3 "$OUT/py_api.log"
 mps_stop
 echo "total $((SECONDS - start)) s"

@@ -43,7 +43,8 @@
  *   nvshmemx_sync_all_warp / _block; the team queries and every collective above in thread (no
  *   suffix), warp and block scope.
  * Types and constants: nvshmem_team_t, nvshmemx_team_t, nvshmem_team_config_t, NVSHMEM_TEAM_WORLD,
- *   NVSHMEM_TEAM_SHARED, NVSHMEMX_TEAM_NODE, NVSHMEM_TEAM_INVALID, NVSHMEM_TEAM_NUM_CONTEXTS,
+ *   NVSHMEM_TEAM_SHARED, NVSHMEMX_TEAM_NODE, NVSHMEMX_TEAM_SAME_MYPE_NODE, NVSHMEM_TEAM_INVALID,
+ *   NVSHMEM_TEAM_NUM_CONTEXTS, NVSHMEMX_INIT_ATTR_V1_INITIALIZER, NVSHMEM_VENDOR_*_VERSION,
  *   NVSHMEM_CMP_*, NVSHMEM_SIGNAL_SET/ADD, NVSHMEMX_INIT_*, nvshmemx_uniqueid_t,
  *   NVSHMEMX_UNIQUEID_INITIALIZER, nvshmemx_init_attr_t, NVSHMEMX_INIT_ATTR_INITIALIZER,
  *   NVSHMEMX_SUCCESS and NVSHMEMX_ERROR_* (below).
@@ -59,7 +60,8 @@
  *   the waits and tests of short / ushort, nvshmemx_<T>_wait_until / _wait_until_all /
  *   _wait_until_all_vector_on_stream.
  * Not covered (refused, at the end): contexts; buffer registration; explicit QPs; teams from a
- *   PE list; warpgroup scope; maxloc.
+ *   PE list; warpgroup scope; maxloc; the constants of these and of OpenSHMEM interop, NVSHMEM's
+ *   nested init-argument initialisers and the errors GPU_NOT_SELECTED / COLLECTIVE_LAUNCH_FAILED.
  * Differences: host calls that return void in NVSHMEM return mori's status (ignorable);
  * NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE have mori's values (2 and 1), and so do
  * NVSHMEM_CMP_* (GE 3 and LE 5, where NVSHMEM has LE 3 and GE 5) and NVSHMEM_SIGNAL_SET / _ADD
@@ -82,6 +84,7 @@ typedef mori_shmem_init_attr_t nvshmemx_init_attr_t;
 #define NVSHMEM_TEAM_INVALID MORI_SHMEM_TEAM_INVALID
 #define NVSHMEM_TEAM_WORLD MORI_SHMEM_TEAM_WORLD
 #define NVSHMEM_TEAM_SHARED MORI_SHMEM_TEAM_SHARED
+#define NVSHMEMX_TEAM_SAME_MYPE_NODE MORI_SHMEM_TEAM_SAME_MYPE_NODE
 #define NVSHMEMX_TEAM_NODE MORI_SHMEM_TEAM_NODE
 #define NVSHMEM_TEAM_NUM_CONTEXTS MORI_SHMEM_TEAM_NUM_CONTEXTS
 #define NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS MORI_SHMEM_TEAM_NUM_CONTEXTS
@@ -98,10 +101,12 @@ typedef mori_shmem_init_attr_t nvshmemx_init_attr_t;
 #define NVSHMEMX_INIT_WITH_MPI_COMM MORI_SHMEM_INIT_WITH_MPI_COMM
 #define NVSHMEMX_INIT_WITH_UNIQUEID MORI_SHMEM_INIT_WITH_UNIQUEID
 #define NVSHMEMX_INIT_ATTR_INITIALIZER MORI_SHMEM_INIT_ATTR_INITIALIZER
+#define NVSHMEMX_INIT_ATTR_V1_INITIALIZER MORI_SHMEM_INIT_ATTR_INITIALIZER /* mori's attr has one version */
 #define NVSHMEMX_UNIQUEID_INITIALIZER MORI_SHMEM_UNIQUEID_INITIALIZER
 /* Host calls' results: success is 0 in both; the errors are mori's (negative) values, each named
  * after the NVSHMEM error that means the same. GPU_NOT_SELECTED and COLLECTIVE_LAUNCH_FAILED have
- * no counterpart (a collective launch that fails returns INVALID_USAGE or SYSTEM, naming why). */
+ * no counterpart (a collective launch that fails returns INVALID_USAGE or SYSTEM, naming why):
+ * refused, with the other constants outside the subset, at the end. */
 #define NVSHMEMX_SUCCESS MORI_SHMEM_SUCCESS
 #define NVSHMEMX_ERROR_INVALID_VALUE MORI_SHMEM_ERROR_INVALID_USAGE
 #define NVSHMEMX_ERROR_OUT_OF_MEMORY MORI_SHMEM_ERROR_OUT_OF_MEMORY
@@ -132,6 +137,13 @@ typedef enum {
 #define NVSHMEM_VENDOR_STRING                                                      \
   "mori-shmem " MORI_NVSHMEMI_STR(MORI_SHMEM_VERSION_MAJOR) "." MORI_NVSHMEMI_STR( \
       MORI_SHMEM_VERSION_MINOR) "." MORI_NVSHMEMI_STR(MORI_SHMEM_VERSION_PATCH)
+/* The vendor's (mori-shmem's) version, as nvshmemx_vendor_get_version_info reports it. */
+#define NVSHMEM_VENDOR_MAJOR_VERSION MORI_SHMEM_VERSION_MAJOR
+#define NVSHMEM_VENDOR_MINOR_VERSION MORI_SHMEM_VERSION_MINOR
+#define NVSHMEM_VENDOR_PATCH_VERSION MORI_SHMEM_VERSION_PATCH
+#define NVSHMEM_VENDOR_PACKAGE_VERSION 0
+#define NVSHMEM_VENDOR_VERSION \
+  ((NVSHMEM_VENDOR_MAJOR_VERSION)*10000 + (NVSHMEM_VENDOR_MINOR_VERSION)*100 + (NVSHMEM_VENDOR_PATCH_VERSION))
 
 /* ---- host ----------------------------------------------------------------------------------- */
 static inline int nvshmemx_init_status(void) {
@@ -636,6 +648,51 @@ MORI_NVSHMEMI_REFUSE_QP(half, )
 MORI_NVSHMEMI_REFUSE_QP(bfloat16, )
 #undef MORI_NVSHMEMI_REFUSE_QP
 #undef MORI_NVSHMEMI_REFUSE_QP_SCOPE
+// Constants outside the subset: a use is a call of a refused function named after the constant.
+// The error codes NVSHMEM's GPU selection and collective launch return (no counterpart: mori's
+// collective launch returns INVALID_USAGE or SYSTEM, naming why), init flags for OpenSHMEM interop
+// and NVSHMEM's legacy thread PEs, the initialisers of NVSHMEM's nested init-argument structs
+// (mori's attr has none), the explicit QPs' PE and QP selectors, and teams from a unique ID.
+#define MORI_NVSHMEMI_REFUSE_CONSTANT(NAME)                                                         \
+  template <typename... A>                                                                          \
+  MORI_NVSHMEMI_HD constexpr int mori_nvshmemi_constant_##NAME(A...) {                              \
+    static_assert(mori_nvshmem_unsupported<A...>::value,                                            \
+                  #NAME " is not in mori-shmem's NVSHMEM subset (see mori/nvshmem.h for what is)"); \
+    return 0;                                                                                       \
+  }
+MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEMX_ERROR_GPU_NOT_SELECTED)
+MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED)
+MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEMX_INIT_THREAD_PES)
+MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEMX_INIT_WITH_SHMEM)
+MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEMX_INIT_MAX)
+MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEMX_INIT_ARGS_INITIALIZER)
+MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEMX_INIT_ARGS_V2_INITIALIZER)
+MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEMX_UNIQUEID_ARGS_INITIALIZER)
+MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEMX_PE_ALL)
+MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEMX_PE_ANY)
+MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEMX_QP_ALL)
+MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEMX_QP_ANY)
+MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEMX_QP_DEFAULT)
+MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEMX_QP_HOST)
+MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEM_TEAM_UNIQUID_INITIALIZER)
+MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID)
+#undef MORI_NVSHMEMI_REFUSE_CONSTANT
+#define NVSHMEMX_ERROR_GPU_NOT_SELECTED mori_nvshmemi_constant_NVSHMEMX_ERROR_GPU_NOT_SELECTED()
+#define NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED mori_nvshmemi_constant_NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED()
+#define NVSHMEMX_INIT_THREAD_PES mori_nvshmemi_constant_NVSHMEMX_INIT_THREAD_PES()
+#define NVSHMEMX_INIT_WITH_SHMEM mori_nvshmemi_constant_NVSHMEMX_INIT_WITH_SHMEM()
+#define NVSHMEMX_INIT_MAX mori_nvshmemi_constant_NVSHMEMX_INIT_MAX()
+#define NVSHMEMX_INIT_ARGS_INITIALIZER mori_nvshmemi_constant_NVSHMEMX_INIT_ARGS_INITIALIZER()
+#define NVSHMEMX_INIT_ARGS_V2_INITIALIZER mori_nvshmemi_constant_NVSHMEMX_INIT_ARGS_V2_INITIALIZER()
+#define NVSHMEMX_UNIQUEID_ARGS_INITIALIZER mori_nvshmemi_constant_NVSHMEMX_UNIQUEID_ARGS_INITIALIZER()
+#define NVSHMEMX_PE_ALL mori_nvshmemi_constant_NVSHMEMX_PE_ALL()
+#define NVSHMEMX_PE_ANY mori_nvshmemi_constant_NVSHMEMX_PE_ANY()
+#define NVSHMEMX_QP_ALL mori_nvshmemi_constant_NVSHMEMX_QP_ALL()
+#define NVSHMEMX_QP_ANY mori_nvshmemi_constant_NVSHMEMX_QP_ANY()
+#define NVSHMEMX_QP_DEFAULT mori_nvshmemi_constant_NVSHMEMX_QP_DEFAULT()
+#define NVSHMEMX_QP_HOST mori_nvshmemi_constant_NVSHMEMX_QP_HOST()
+#define NVSHMEM_TEAM_UNIQUID_INITIALIZER mori_nvshmemi_constant_NVSHMEM_TEAM_UNIQUID_INITIALIZER()
+#define NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID mori_nvshmemi_constant_NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID()
 #undef MORI_NVSHMEM_UNSUPPORTED
 #endif
 

@@ -2,12 +2,12 @@
  * mori-shmem teams and collectives, host API (C). Included by mori/shmem.h; the device forms
  * (thread/warp/block scope) are in mori/shmem/team/device_api.hpp, included by mori/shmem_device.h.
  *
- * Teams: MORI_SHMEM_TEAM_WORLD (every PE), _NODE (the PEs of this host, ordered by world PE) and
+ * Teams: MORI_SHMEM_TEAM_WORLD (every PE), _NODE (the PEs of this host, ordered by world PE),
  * _SHARED (the PEs that reach each other by load/store: the node when every pair of its PEs is
- * P2P-connected, else this PE alone) exist from init to finalize. Teams split from a parent are
- * strided subsets of it. A handle is valid on the PEs that are members; at most 32 teams exist at
- * once (the three predefined ones included): their sync areas are preallocated in the symmetric
- * heap at init (about 130 KiB + 64 B per PE each).
+ * P2P-connected, else this PE alone) and _SAME_MYPE_NODE (below) exist from init to finalize.
+ * Teams split from a parent are strided subsets of it. A handle is valid on the PEs that are
+ * members; at most 32 teams exist at once (the four predefined ones included): their sync areas are preallocated in the
+ * symmetric heap at init (about 130 KiB + 64 B per PE each).
  *
  * Creation (split_strided, split_2d) is collective over the parent: every parent PE calls it with
  * the same arguments; they are exchanged and checked on every PE, and a disagreement or an invalid
@@ -48,6 +48,9 @@ extern "C" {
 #endif
 
 #define MORI_SHMEM_TEAM_SHARED ((mori_shmem_team_t)2)
+/* NVSHMEM's TEAM_SAME_MYPE_NODE: one PE per host, the one whose index on its host (in world
+ * order) is this PE's, in world order; on one host, this PE alone. */
+#define MORI_SHMEM_TEAM_SAME_MYPE_NODE ((mori_shmem_team_t)3)
 #define MORI_SHMEM_MAX_TEAMS 32
 
 /* Team configuration (NVSHMEM's nvshmem_team_config_t shape). Fields are read only where

@@ -32,6 +32,7 @@ from ._C import (  # noqa: F401 (re-exported API)
     SIGNAL_SET,
     TEAM_INVALID,
     TEAM_NODE,
+    TEAM_SAME_MYPE_NODE,
     TEAM_SHARED,
     TEAM_WORLD,
     UNIQUEID_BYTES,

@@ -94,6 +94,7 @@ NB_MODULE(_C, m) {
   m.attr("TEAM_WORLD") = static_cast<int>(MORI_SHMEM_TEAM_WORLD);
   m.attr("TEAM_NODE") = static_cast<int>(MORI_SHMEM_TEAM_NODE);
   m.attr("TEAM_SHARED") = static_cast<int>(MORI_SHMEM_TEAM_SHARED);
+  m.attr("TEAM_SAME_MYPE_NODE") = static_cast<int>(MORI_SHMEM_TEAM_SAME_MYPE_NODE);
   m.attr("TEAM_INVALID") = static_cast<int>(MORI_SHMEM_TEAM_INVALID);
   m.attr("DLPACK_DEVICE_TYPE") = kDLGpuDeviceType;
   // sig_op and cmp values of mori/shmem.h.

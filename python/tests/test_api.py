@@ -29,7 +29,7 @@ FUNCTIONS = [
     "reducescatter", "barrier", "team_sync", "global_exit",
 ]
 CONSTANTS = ["__version__", "PLATFORM", "UNIQUEID_BYTES", "TEAM_WORLD", "TEAM_NODE", "TEAM_SHARED", "TEAM_INVALID",
-             "DLPACK_DEVICE_TYPE",
+             "TEAM_SAME_MYPE_NODE", "DLPACK_DEVICE_TYPE",
              "SIGNAL_SET", "SIGNAL_ADD", "CMP_EQ", "CMP_NE", "CMP_GT", "CMP_GE", "CMP_LT", "CMP_LE"]
 
 # Host-API calls that need an initialised runtime, with otherwise valid arguments.
@@ -75,7 +75,8 @@ class ApiSurface(unittest.TestCase):
         self.assertIn(ms.PLATFORM, ("nvidia", "amd"))
         self.assertEqual(ms.DLPACK_DEVICE_TYPE, 2 if ms.PLATFORM == "nvidia" else 10)  # kDLCUDA / kDLROCM
         self.assertEqual(ms.UNIQUEID_BYTES, 128)
-        self.assertEqual((ms.TEAM_WORLD, ms.TEAM_NODE, ms.TEAM_SHARED, ms.TEAM_INVALID), (0, 1, 2, -1))
+        self.assertEqual((ms.TEAM_WORLD, ms.TEAM_NODE, ms.TEAM_SHARED, ms.TEAM_SAME_MYPE_NODE, ms.TEAM_INVALID),
+                         (0, 1, 2, 3, -1))
         # The torch layer's names for the collective entry's dtypes and ops (mori/shmem_team.h).
         self.assertEqual(sorted(ms._C._REDUCE_OPS), ["and", "max", "min", "or", "prod", "sum", "xor"])
         self.assertEqual(len(set(ms._C._REDUCE_DTYPES.values())), 12)

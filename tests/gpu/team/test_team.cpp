@@ -63,7 +63,7 @@ TEST(Team, Predefined) {
   const int me = mori_shmem_my_pe(), n = mori_shmem_n_pes();
   EXPECT_EQ(mori_shmem_team_my_pe(MORI_SHMEM_TEAM_WORLD), me);
   EXPECT_EQ(mori_shmem_team_n_pes(MORI_SHMEM_TEAM_WORLD), n);
-  for (mori_shmem_team_t t : {MORI_SHMEM_TEAM_NODE, MORI_SHMEM_TEAM_SHARED}) {
+  for (mori_shmem_team_t t : {MORI_SHMEM_TEAM_NODE, MORI_SHMEM_TEAM_SHARED, MORI_SHMEM_TEAM_SAME_MYPE_NODE}) {
     const int tn = mori_shmem_team_n_pes(t), tme = mori_shmem_team_my_pe(t);
     ASSERT_GE(tn, 1);
     ASSERT_GE(tme, 0);
@@ -72,8 +72,12 @@ TEST(Team, Predefined) {
     EXPECT_EQ(mori_shmem_team_translate_pe(MORI_SHMEM_TEAM_WORLD, me, t), tme);
   }
   // On one host every PE is on the node; with P2P between all of them, SHARED is the node.
+  // SAME_MYPE_NODE holds one PE per host: this one.
   EXPECT_EQ(mori_shmem_team_n_pes(MORI_SHMEM_TEAM_NODE), n);
-  for (mori_shmem_team_t t : {MORI_SHMEM_TEAM_WORLD, MORI_SHMEM_TEAM_NODE, MORI_SHMEM_TEAM_SHARED})
+  EXPECT_EQ(mori_shmem_team_n_pes(MORI_SHMEM_TEAM_SAME_MYPE_NODE), 1);
+  EXPECT_EQ(mori_shmem_team_my_pe(MORI_SHMEM_TEAM_SAME_MYPE_NODE), 0);
+  for (mori_shmem_team_t t :
+       {MORI_SHMEM_TEAM_WORLD, MORI_SHMEM_TEAM_NODE, MORI_SHMEM_TEAM_SHARED, MORI_SHMEM_TEAM_SAME_MYPE_NODE})
     expectDeviceAgrees(t);
   EXPECT_EQ(mori_shmem_team_my_pe(MORI_SHMEM_TEAM_INVALID), -1);
   EXPECT_EQ(mori_shmem_team_n_pes(MORI_SHMEM_TEAM_INVALID), -1);
@@ -209,8 +213,9 @@ TEST(Team, BadInputFailsOnEveryPe) {
             MORI_SHMEM_ERROR_INVALID_USAGE);
   EXPECT_EQ(mori_shmem_team_split_strided(MORI_SHMEM_TEAM_INVALID, 0, 1, 1, nullptr, 0, &t),
             MORI_SHMEM_ERROR_INVALID_USAGE);
-  for (mori_shmem_team_t p : {MORI_SHMEM_TEAM_WORLD, MORI_SHMEM_TEAM_NODE, MORI_SHMEM_TEAM_SHARED,
-                              MORI_SHMEM_TEAM_INVALID, static_cast<mori_shmem_team_t>(20)})
+  for (mori_shmem_team_t p :
+       {MORI_SHMEM_TEAM_WORLD, MORI_SHMEM_TEAM_NODE, MORI_SHMEM_TEAM_SHARED, MORI_SHMEM_TEAM_SAME_MYPE_NODE,
+        MORI_SHMEM_TEAM_INVALID, static_cast<mori_shmem_team_t>(20)})
     EXPECT_EQ(mori_shmem_team_destroy(p), MORI_SHMEM_ERROR_INVALID_USAGE);
   // Collectives on a team that is not live, or a root outside the team, enqueue nothing.
   EXPECT_EQ(mori_shmem_barrier_on_stream(25, nullptr), MORI_SHMEM_ERROR_INVALID_USAGE);
@@ -227,7 +232,7 @@ TEST(Team, BadInputFailsOnEveryPe) {
   EXPECT_EQ(mori_shmem_barrier_all(), 0);
 }
 
-// The table holds 32 teams: the 30th user team fails on every PE, naming the limit; the others
+// The table holds 32 teams: the 29th user team fails on every PE, naming the limit; the others
 // still work and free their slots.
 TEST(Team, FullTable) {
   std::vector<mori_shmem_team_t> made;
@@ -242,7 +247,7 @@ TEST(Team, FullTable) {
     made.push_back(t);
   }
   EXPECT_EQ(rc, MORI_SHMEM_ERROR_OUT_OF_MEMORY);
-  EXPECT_EQ(static_cast<int>(made.size()), MORI_SHMEM_MAX_TEAMS - 3);
+  EXPECT_EQ(static_cast<int>(made.size()), MORI_SHMEM_MAX_TEAMS - 4);
   EXPECT_EQ(mori_shmem_barrier(made.back()), 0);
   for (mori_shmem_team_t t : made) EXPECT_EQ(mori_shmem_team_destroy(t), 0);
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Every NVSHMEM application function (nvshmem_api_names.txt) is declared by <mori/nvshmem.h>:
-mapped to a mori-shmem call, or refused so that a use fails to compile naming it. Runs the GPU
+"""Every NVSHMEM application function (nvshmem_api_names.txt) or constant
+(nvshmem_api_constants.txt) is declared by <mori/nvshmem.h>: mapped to a mori-shmem name, or
+refused so that a use fails to compile naming it. Runs the GPU
 compiler's preprocessor on a file that includes the header (device API on, as in a program
 built with relocatable device code) and looks for each name among the identifiers of its output
 and the macros it defines.
@@ -17,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-IDENT = re.compile(r"\bnvshmemx?_[A-Za-z0-9_]+\b")
+IDENT = re.compile(r"\b(?:nvshmemx?_[A-Za-z0-9_]+|NVSHMEMX?_[A-Z0-9_]+)\b")
 
 
 def preprocess(command, source, list_macros):
@@ -44,14 +45,15 @@ def main(argv):
         code = preprocess(command, source, list_macros=False)
         macros = preprocess(command, source, list_macros=True)
     declared = set(IDENT.findall("\n".join(line for line in code.splitlines() if not line.startswith("#"))))
-    declared |= {m.group(1) for m in re.finditer(r"^#define (nvshmemx?_[A-Za-z0-9_]+)", macros, re.M)}
+    declared |= {m.group(1) for m in re.finditer(r"^#define (nvshmemx?_[A-Za-z0-9_]+|NVSHMEMX?_[A-Z0-9_]+)", macros, re.M)}
     missing = [n for n in wanted if n not in declared]
+    kind = "constants" if all(n.isupper() for n in wanted) else "functions"
     if missing:
-        print(f"<mori/nvshmem.h> neither maps nor refuses {len(missing)} of NVSHMEM's {len(wanted)} functions:")
+        print(f"<mori/nvshmem.h> neither maps nor refuses {len(missing)} of NVSHMEM's {len(wanted)} {kind}:")
         for n in missing:
             print(f"  {n}")
         return 1
-    print(f"<mori/nvshmem.h> maps or refuses all {len(wanted)} of NVSHMEM's functions")
+    print(f"<mori/nvshmem.h> maps or refuses all {len(wanted)} of NVSHMEM's {kind}")
     return 0
 
 

@@ -125,6 +125,11 @@ TEST(NvshmemHost, InfoVersionAndName) {
   EXPECT_EQ(major, MORI_SHMEM_VERSION_MAJOR);
   EXPECT_EQ(minor, MORI_SHMEM_VERSION_MINOR);
   EXPECT_EQ(patch, MORI_SHMEM_VERSION_PATCH);
+  EXPECT_EQ(NVSHMEM_VENDOR_MAJOR_VERSION, major);
+  EXPECT_EQ(NVSHMEM_VENDOR_MINOR_VERSION, minor);
+  EXPECT_EQ(NVSHMEM_VENDOR_PATCH_VERSION, patch);
+  EXPECT_EQ(NVSHMEM_VENDOR_PACKAGE_VERSION, 0);
+  EXPECT_EQ(NVSHMEM_VENDOR_VERSION, major * 10000 + minor * 100 + patch);
   int level = -1;
   nvshmem_query_thread(&level);
   EXPECT_EQ(level, NVSHMEM_THREAD_FUNNELED);
@@ -160,6 +165,8 @@ TEST(NvshmemHost, StatusNamesAndUniqueIdInitializer) {
   EXPECT_NE(nvshmemx_int_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, nullptr, nullptr, 1, nullptr), NVSHMEMX_SUCCESS);
   nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
   for (unsigned char b : id.internal) EXPECT_EQ(b, 0);
+  const nvshmemx_init_attr_t v1 = NVSHMEMX_INIT_ATTR_V1_INITIALIZER, v2 = NVSHMEMX_INIT_ATTR_INITIALIZER;
+  EXPECT_EQ(memcmp(&v1, &v2, sizeof(v1)), 0) << "mori's init attr has one version";
 }
 
 }  // namespace

@@ -48,6 +48,17 @@ TEST(TeamLogic, StridedChecksNameTheBadArgument) {
   EXPECT_EQ(check2d(4, 9), "");
 }
 
+// TEAM_SAME_MYPE_NODE: hosts of 2, 2 and 1 PEs (world order interleaved on purpose).
+TEST(TeamLogic, SameIndexOnEveryHost) {
+  const std::vector<std::string> hosts = {"a", "b", "a", "c", "b"};  // indices 0 0 1 0 1
+  EXPECT_EQ(sameIndexOnEveryHost(hosts, 0), (std::vector<int>{0, 1, 3}));
+  EXPECT_EQ(sameIndexOnEveryHost(hosts, 3), (std::vector<int>{0, 1, 3}));
+  EXPECT_EQ(sameIndexOnEveryHost(hosts, 2), (std::vector<int>{2, 4}));
+  EXPECT_EQ(sameIndexOnEveryHost(hosts, 4), (std::vector<int>{2, 4}));
+  EXPECT_EQ(sameIndexOnEveryHost({"h", "h", "h"}, 1), (std::vector<int>{1}));  // one host: this PE alone
+  EXPECT_EQ(sameIndexOnEveryHost({"x"}, 0), (std::vector<int>{0}));
+}
+
 TEST(TeamLogic, StridedMembers) {
   EXPECT_EQ(stridedMembers(1, 3, 3), (std::vector<int>{1, 4, 7}));
   EXPECT_EQ(stridedMembers(5, 0, 1), (std::vector<int>{5}));

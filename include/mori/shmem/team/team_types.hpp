@@ -12,7 +12,7 @@ namespace mori::shmem::team {
 // Team handles are slot indices: 0 WORLD, 1 NODE, 2 SHARED, user teams above. A PE's table has an
 // entry for every team it is a member of; other entries have size 0.
 constexpr int kMaxTeams = 32;
-constexpr int kPredefinedTeams = 3;
+constexpr int kPredefinedTeams = 4;
 
 // What a collective call does, beside the data collectives' MORI_SHMEM_COLL_* (mori/shmem_team.h):
 // the team sync, the barrier, and the entry sync of the host's spread form when it runs before the
