@@ -2,6 +2,8 @@
 
 #include <stdio.h>
 
+#include <map>
+
 namespace mori::shmem::team {
 namespace {
 
@@ -47,8 +49,8 @@ std::string check2d(int parentSize, int xrange) {
 
 std::vector<int> sameIndexOnEveryHost(const std::vector<std::string>& hosts, int me) {
   std::vector<int> index(hosts.size()), members;
-  for (size_t pe = 0; pe < hosts.size(); ++pe)
-    for (size_t q = 0; q < pe; ++q) index[pe] += hosts[q] == hosts[pe];
+  std::map<std::string, int> seen;  // PEs met so far on each host
+  for (size_t pe = 0; pe < hosts.size(); ++pe) index[pe] = seen[hosts[pe]]++;
   for (size_t pe = 0; pe < hosts.size(); ++pe)
     if (index[pe] == index[static_cast<size_t>(me)]) members.push_back(static_cast<int>(pe));
   return members;

@@ -9,8 +9,8 @@
 
 namespace mori::shmem::team {
 
-// Team handles are slot indices: 0 WORLD, 1 NODE, 2 SHARED, user teams above. A PE's table has an
-// entry for every team it is a member of; other entries have size 0.
+// Team handles are slot indices: 0 WORLD, 1 NODE, 2 SHARED, 3 SAME_MYPE_NODE, user teams above.
+// A PE's table has an entry for every team it is a member of; other entries have size 0.
 constexpr int kMaxTeams = 32;
 constexpr int kPredefinedTeams = 4;
 
