@@ -203,12 +203,13 @@ void ModelDevice::watchdogLocked(std::chrono::steady_clock::time_point now) {
     }
     if (w.stuckLogged || now - w.stuckSince < kStallReport) continue;
     w.stuckLogged = true;
-    char kernel[160];
+    char kernel[240];
     const bool started = __atomic_load_n(&controlHost_->startedLaunch, __ATOMIC_RELAXED) == launches_;
     if (inFlight_)
       snprintf(kernel, sizeof(kernel), "a model kernel in flight for %.1f s, %s",
                std::chrono::duration<double>(now - launchedAt_).count(),
-               !started  ? "not started on the GPU (no room beside the application's kernels?)"
+               !started  ? "not started on the GPU (no room beside the application's kernels, or, under MPS, "
+                           "queued behind a waiting kernel of this process: docs/MULTIPLE_PES_PER_GPU.md)"
                : beating ? "running"
                          : "started, but its first warp has stopped passing");
     else
