@@ -3,8 +3,8 @@
 // (mori/shmem/team/collectives.hpp), syncs included. Large broadcast / fcollect / alltoall and
 // direct reductions: one kernel of CollectiveArgs::blocks blocks whose first block to start runs
 // the entry sync (or a one-block kernel before it, for grids too large for that), which moves the
-// data (puts for fcollect and alltoall, loads for the others) and whose last block runs the exit
-// sync (shmem/team_spread.hpp).
+// data (puts for fcollect and alltoall, loads for the others), and whose blocks each tell every
+// member when they are done, one of them waiting for every member's (shmem/team_spread.hpp).
 // This module is bound at init like a user's.
 // The collectives call mori_shmem_ptr and the team queries in device code, which exist only for
 // translation units that see the device API whole: this GPU module is such a unit (the library's
@@ -69,18 +69,25 @@ hipError_t launchOneBlock(const CollectiveArgs& a, hipStream_t stream) {
 // to start runs it while the others wait for it; the grid is then no larger than
 // resident_grid.hpp's residentGrid, so that the grids of every PE on this GPU are resident
 // together and each PE's first block runs. Otherwise a one-block kernel ran it before this one
-// (launchCollective) and no block waits for another. Every block moves its slice; the last block
-// to finish runs the exit sync (every put is visible, and no member returns to overwriting its
-// source while another still reads it) and zeroes the team's spread words for the next call
-// (every block has taken its ticket and seen the entry by then; the kernel boundary orders the
-// zeroes before the next call). Calls of one team are ordered (one stream, as every collective of
-// a team), so one set of words serves them.
+// (launchCollective) and no block waits for another.
+// The exit: every block moves its slice, releases its accesses (its stores, those to peers
+// included; its loads of peers' sources) and adds its arrival to its word in every member's slot
+// (team_spread.hpp: spreadArrival); one block, the entry's (else block 0), waits until every
+// member's word reaches this call's count, after which every member has written its part of dest
+// here and read what it reads of this PE's source, and this PE's own blocks are past every read of
+// the spread words, which it then zeroes for the next call. Each block releases for itself before
+// it tells the members: a last block that counted the others' ends and then released for them all
+// took ~2.7 us more per call (4 PEs on one H100, 128-512 KiB in all:
+// bench/results/2026-12-05T1605Z_h100x1_mps_spread_exit_phases.json).
+// Every member makes the same spread decision for a call (its bytes, and whether every member is
+// P2P-reachable: the transport table is symmetric), so their counts of spread calls agree. Calls
+// of one team are ordered (one stream, as every collective of a team), so one set of words serves
+// them.
 template <bool kPush, class Move>
 MORI_DEVICE_INLINE void spreadCall(const CollectiveArgs& a, Move&& move) {
   const TeamDevice& t = a.team;
   uint32_t* started = reinterpret_cast<uint32_t*>(t.slot + kSpreadOffset);
   uint32_t* entered = started + 1;
-  uint32_t* finished = started + 2;
   __shared__ uint32_t ticket;
   if (a.entryInKernel) {
     if (threadIdx.x == 0) ticket = gpu::atomicFetchAdd<gpu::Order::Relaxed, gpu::Scope::Agent>(started, 1u);
@@ -94,17 +101,29 @@ MORI_DEVICE_INLINE void spreadCall(const CollectiveArgs& a, Move&& move) {
     } else if (threadIdx.x == 0) {
       impl::waitUntil(impl::states(), entered, impl::Cmp::Ge, 1u);
     }
-    __syncthreads();
+  } else if (threadIdx.x == 0) {
+    ticket = blockIdx.x;
   }
+  __syncthreads();
   move();
   __syncthreads();
-  if (threadIdx.x == 0) {
-    gpu::fenceSystem();  // this block's stores, those to peers included, before its count
-    ticket = gpu::atomicFetchAdd<gpu::Order::AcqRel, gpu::Scope::Agent>(finished, 1u);
-    if (ticket + 1 == gridDim.x) *started = *entered = *finished = 0;
+  if (threadIdx.x != 0) return;
+  gpu::releaseSystem();
+  const uint64_t arrival = spreadArrival(static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x));
+  const size_t wordAt = static_cast<size_t>(t.scratch) + kSpreadArrivalAfterScratch;
+  for (int k = 0; k < t.size; ++k) {
+    // Every member is P2P-reachable here (team_spread.hpp: spreadBlocks' `divisible`).
+    uint8_t* slot = reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(t.slotWindows[k]));
+    gpu::atomicFetchAdd<gpu::Order::Relaxed, gpu::Scope::System>(reinterpret_cast<uint64_t*>(slot + wordAt) + t.myIndex,
+                                                                 arrival);
   }
-  __syncthreads();
-  if (ticket + 1 == gridDim.x) syncRelease<Block>(t);
+  if (ticket != 0) return;
+  uint64_t* calls = reinterpret_cast<uint64_t*>(t.slot + kSpreadCallsOffset);
+  const uint64_t call = *calls + 1;
+  const uint64_t* words = reinterpret_cast<const uint64_t*>(t.slot + wordAt);
+  for (int k = 0; k < t.size; ++k) impl::waitUntil(impl::states(), words + k, impl::Cmp::Ge, call * kSpreadArrivalUnit);
+  *calls = call;
+  *started = *entered = 0;
 }
 
 // The spread form of broadcast, fcollect and alltoall, one kernel per kind: block b moves its

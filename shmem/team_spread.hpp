@@ -1,12 +1,14 @@
 // How a host stream collective spreads over blocks (shmem/team_kernels.cpp). Small calls run as
 // one kernel of one block, syncs included. Large ones as one kernel of many blocks: the first
 // block to start runs the entry sync while the others wait for it (a one-block kernel before runs
-// it when the grid is too large for that: resident_grid.hpp), every block moves its slice, the
-// last block to finish runs the exit sync.
+// it when the grid is too large for that: resident_grid.hpp), every block moves its slice and
+// then tells every member so itself (spreadArrival), and one block waits until every member's
+// blocks have told this PE.
 // Pure arithmetic, shared by the host (the plan) and the kernels (the slices); tests/host/team.
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mori/platform/device.hpp"
 
@@ -38,6 +40,16 @@ constexpr int kSpreadBlocksPerSm = 2;
 // over 33 blocks and 63.5-63.9 over 16
 // (bench/results/2026-12-04T0020Z_h200x1_mps_spread_entry_in_kernel.json).
 
+// The exit: after its moves every block adds spreadArrival(its index, its grid) to its own word
+// in every member's slot, so that one call adds exactly kSpreadArrivalUnit to each word whatever
+// the grid of the member that sends it (a member's grid may differ: its GPU's size bounds it), and
+// a word's sum stays below the call's until the member's last block has added. A member's call c is
+// complete at a word of c units; the units left above the grid bound count 2^44 calls.
+constexpr uint64_t kSpreadArrivalUnit = uint64_t{1} << 20;
+MORI_HOST_DEVICE_INLINE uint64_t spreadArrival(int block, int blocks) {
+  return block == 0 ? kSpreadArrivalUnit - static_cast<uint64_t>(blocks - 1) : 1;
+}
+
 // Blocks for a collective that brings `bytesIn` bytes into this PE (broadcast: the bytes;
 // fcollect, alltoall: per-member bytes x members; direct reductions: the members' bytes loaded).
 // `divisible`: the data movement may be split, i.e. every member is P2P-reachable (so no block
@@ -46,7 +58,9 @@ constexpr int kSpreadBlocksPerSm = 2;
 inline int spreadBlocks(size_t bytesIn, bool divisible, int maxBlocks) {
   if (!divisible || maxBlocks <= 1 || bytesIn < kSpreadFromBytes) return 1;
   const size_t want = (bytesIn + kSpreadBytesPerBlock - 1) / kSpreadBytesPerBlock;
-  return want < static_cast<size_t>(maxBlocks) ? static_cast<int>(want) : maxBlocks;
+  const size_t most =
+      static_cast<size_t>(maxBlocks) < kSpreadArrivalUnit ? static_cast<size_t>(maxBlocks) : kSpreadArrivalUnit - 1;
+  return static_cast<int>(want < most ? want : most);
 }
 
 // Block b's slice [*lo, *hi) of a piece of `bytes` split among `blocks`: boundaries on 16 bytes

@@ -1,9 +1,11 @@
 // How host stream collectives spread over blocks (shmem/team_spread.hpp): small calls stay one
 // block, large ones grow with the data up to the GPU's multiprocessors, collectives that cannot
-// be split never are, and the slices of a piece cover every byte exactly once on 16-byte
-// boundaries, for random sizes and block counts.
+// be split never are, the slices of a piece cover every byte exactly once on 16-byte
+// boundaries, for random sizes and block counts, and the exit's arrivals complete a call only
+// once every block of a member has added, whatever that member's grid.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -38,6 +40,29 @@ TEST(TeamSpread, IndivisibleOrOneBlockGpuNeverSpreads) {
   EXPECT_EQ(spreadBlocks(size_t{1} << 30, false, 132), 1);
   EXPECT_EQ(spreadBlocks(size_t{1} << 30, true, 1), 1);
   EXPECT_EQ(spreadBlocks(size_t{1} << 30, true, 0), 1);
+}
+
+// Members of one team with different grids (GPUs of different sizes) add to one word each, their
+// blocks in any order, over many calls: the word reaches the call's count exactly when the last
+// block of that call has added, and never before.
+TEST(TeamSpread, ArrivalsCompleteACallOnlyWithEveryBlock) {
+  std::mt19937 rng(20261205);
+  uint64_t word = 0;
+  for (uint64_t call = 1; call <= 200; ++call) {
+    const int blocks = 1 + static_cast<int>(rng() % 304);
+    std::vector<int> order(static_cast<size_t>(blocks));
+    for (int b = 0; b < blocks; ++b) order[static_cast<size_t>(b)] = b;
+    std::shuffle(order.begin(), order.end(), rng);
+    for (size_t i = 0; i < order.size(); ++i) {
+      EXPECT_LT(word, call * kSpreadArrivalUnit) << "call " << call << ", " << i << " of " << blocks << " added";
+      word += spreadArrival(order[i], blocks);
+    }
+    ASSERT_EQ(word, call * kSpreadArrivalUnit) << "call " << call << ", " << blocks << " blocks";
+  }
+}
+
+TEST(TeamSpread, GridStaysBelowTheArrivalUnit) {
+  EXPECT_EQ(static_cast<uint64_t>(spreadBlocks(size_t{1} << 62, true, 1 << 30)), kSpreadArrivalUnit - 1);
 }
 
 void expectCover(size_t bytes, int blocks) {

@@ -55,10 +55,12 @@ static_assert(sizeof(TeamDevice) == 48, "TeamDevice is a kernel argument and a t
 constexpr size_t kEpochOffset = 0;
 constexpr size_t kLlEpochOffset = 8;      // the LL exchanges' call count
 constexpr size_t kStageEpochOffset = 24;  // the staged exchanges' call count (collectives.hpp: stagedExchange)
-// The host's spread form's words (32 bits each; shmem/team_kernels.cpp: spreadCall): blocks
-// started, entry done, blocks finished; written by this PE's blocks of one kernel, zero between
-// calls.
+// The host's spread form's words (shmem/team_kernels.cpp: spreadCall), written by this PE's
+// blocks: blocks started and entry done (32 bits each, zero between calls), then the count of
+// spread calls whose exit this PE completed (64 bits). The exit's arrival words, one per member
+// (64 bits, written by that member's blocks), lie after the stage area (kSpreadArrivalAfterScratch).
 constexpr size_t kSpreadOffset = 32;
+constexpr size_t kSpreadCallsOffset = kSpreadOffset + 8;
 constexpr size_t kFlagsOffset = 64;  // 64 rounds of dissemination: any team size
 constexpr int kMaxRounds = 64;
 constexpr size_t kCountOffset = kFlagsOffset + kMaxRounds * 8;  // 576
@@ -67,7 +69,7 @@ constexpr size_t kCountOffset = kFlagsOffset + kMaxRounds * 8;  // 576
 constexpr int kDirectSyncMembers = 32;
 constexpr size_t kArrivalOffset = 640;
 constexpr size_t kExchangeOffset = 1024;
-static_assert(kStageEpochOffset + 8 <= kSpreadOffset && kSpreadOffset + 12 <= kFlagsOffset &&
+static_assert(kStageEpochOffset + 8 <= kSpreadOffset && kSpreadCallsOffset + 8 <= kFlagsOffset &&
                   kCountOffset + 8 <= kArrivalOffset && kArrivalOffset + kDirectSyncMembers * 8 <= kExchangeOffset,
               "the sync slot's areas do not overlap");
 constexpr size_t kExchangeRecord = 64;
@@ -91,8 +93,11 @@ MORI_HOST_DEVICE_INLINE constexpr size_t scratchOffset(int nPes) {
 MORI_HOST_DEVICE_INLINE constexpr size_t llOffset(int nPes) { return scratchOffset(nPes) + kScratchBytes; }
 // The stage area's offset from the scratch's (TeamDevice::scratch).
 constexpr size_t kStageAfterScratch = kScratchBytes + 2 * kLlHalfBytes;
+// The spread exit's arrival words (one per member of a team as large as the world) after the
+// stage area, at this offset from the scratch's.
+constexpr size_t kSpreadArrivalAfterScratch = kStageAfterScratch + kStageArrivalBytes + 2 * kStageHalfBytes;
 MORI_HOST_DEVICE_INLINE constexpr size_t slotBytes(int nPes) {
-  return alignUp(scratchOffset(nPes) + kStageAfterScratch + kStageArrivalBytes + 2 * kStageHalfBytes, 4096);
+  return alignUp(scratchOffset(nPes) + kSpreadArrivalAfterScratch + 8 * static_cast<size_t>(nPes), 4096);
 }
 
 }  // namespace mori::shmem::team
