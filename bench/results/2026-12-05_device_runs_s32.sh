@@ -45,6 +45,11 @@
 #      atomic round trip fewer than x7, the ticket kept): on an H200 fcollect 256 KiB ~14.5-14.9 us
 #      against NVSHMEM 15.7-16.0, alltoall ~15.2-15.6 against 16.7-17.0; 64 and 128 KiB (one block)
 #      unchanged; broadcast and reductions of 256 KiB and more 1-3 us lower than before.
+#   I's result (H100): suites passed; 256 KiB in all fcollect 15.0-15.4 us against NVSHMEM
+#      16.4-16.5, alltoall 15.4-15.7 against 17.7-17.8; 512 KiB 15.2-15.9 against 22.2-23.1; 128 KiB
+#      (one block) still behind, 15.3-15.9 against 14.3-15.1
+#      (bench/results/2026-12-05T1615Z_h100x1_mps_spread_exit_per_block.json, with I2: a 128 KiB
+#      threshold on the same machine, not kept).
 set -uo pipefail
 phase=$1
 cd "$(dirname "$0")/../.."
