@@ -1,9 +1,10 @@
 /*
  * NVSHMEM source compatibility: an NVSHMEM program that uses the subset below builds against
  * mori-shmem with `#include <mori/nvshmem.h>` in place of <nvshmem.h> / <nvshmemx.h>, on NVIDIA
- * (nvcc) and AMD (hipcc) alike. Every name forwards to the mori-shmem call (a macro or a
- * force-inlined function: no cost). Functions NVSHMEM has and this layer does not are declared
- * so that a use fails to compile with a message naming the call (listed at the end;
+ * (nvcc) and AMD (hipcc) alike, and in host files of C++ or C (C99 and later: the host names).
+ * Every name forwards to the mori-shmem call (a macro or a force-inlined function: no cost).
+ * Functions NVSHMEM has and this layer does not are declared so that a use fails to compile with
+ * a message naming the call (listed at the end; from C through GCC's and Clang's error attribute;
  * test_nvshmem_names checks that every function NVSHMEM declares is one or the other).
  *
  * Covered (host):   nvshmem_init, nvshmemx_init_attr (+ NVSHMEMX_INIT_WITH_MPI_COMM /
@@ -72,8 +73,20 @@
 #define MORI_NVSHMEM_H
 
 #include <limits.h>
+#include <string.h>
 
 #include "mori/shmem.h"  // with the device API where it is declared (MORI_SHMEM_WITH_DEVICE_API)
+
+/* A zeroed local of type T: value-initialised in C++ (16-bit floating classes included), cleared
+ * in C. */
+#ifdef __cplusplus
+#define MORI_NVSHMEMI_ZERO(T, V) \
+  T V {}
+#else
+#define MORI_NVSHMEMI_ZERO(T, V) \
+  T V;                           \
+  memset(&V, 0, sizeof(V))
+#endif
 
 /* ---- types and constants --------------------------------------------------------------------- */
 typedef mori_shmem_team_t nvshmem_team_t;
@@ -257,7 +270,7 @@ static inline int nvshmemx_sync_all_on_stream(mori_shmem_stream_t stream) {
     return mori_shmem_p_on_stream(d, &v, sizeof(T), pe, st);                                         \
   }                                                                                                  \
   static inline T nvshmemx_##NAME##_g_on_stream(const T* s, int pe, mori_shmem_stream_t st) {        \
-    T v{};                                                                                           \
+    MORI_NVSHMEMI_ZERO(T, v);                                                                        \
     (void)mori_shmem_g_on_stream(&v, s, sizeof(T), pe, st);                                          \
     return v;                                                                                        \
   }
@@ -320,7 +333,7 @@ MORI_SHMEM_SYNC_TYPES(MORI_NVSHMEMI_STREAM_WAIT)
 #ifndef MORI_NVSHMEMI_HOST_OR_DEVICE
 #define MORI_NVSHMEMI_HOST_OR_DEVICE(HOSTCALL, DEVCALL) (void)HOSTCALL
 #define MORI_NVSHMEMI_HOST_OR_DEVICE_FETCH(T, HOSTCALL, DEVCALL) \
-  T v_{};                                                        \
+  MORI_NVSHMEMI_ZERO(T, v_);                                     \
   (void)HOSTCALL;                                                \
   return v_
 #define MORI_NVSHMEMI_DUAL(HOSTCALL, DEVCALL) return HOSTCALL
@@ -588,8 +601,8 @@ static inline int nvshmemx_collective_launch_query_gridsize(const void* func, di
 }
 #endif
 
-#ifdef __cplusplus
 /* ---- names outside the subset: a use fails to compile, naming the call ----------------------- */
+#ifdef __cplusplus
 template <typename... A>
 struct mori_nvshmem_unsupported {
   static constexpr bool value = false;
@@ -606,6 +619,25 @@ struct mori_nvshmem_unsupported {
                   #NAME " is not in mori-shmem's NVSHMEM subset (see mori/nvshmem.h for what is)"); \
     return 0;                                                                                       \
   }
+#define MORI_NVSHMEMI_REFUSE_CONSTANT(NAME)                                                         \
+  template <typename... A>                                                                          \
+  MORI_NVSHMEMI_HD constexpr int mori_nvshmemi_constant_##NAME(A...) {                              \
+    static_assert(mori_nvshmem_unsupported<A...>::value,                                            \
+                  #NAME " is not in mori-shmem's NVSHMEM subset (see mori/nvshmem.h for what is)"); \
+    return 0;                                                                                       \
+  }
+#else
+/* C (host code): a refused name is a function whose error attribute (GCC, Clang) fails a call
+ * with the same message. Its prototype takes a pointer and anything after it, so that no call is
+ * converted on the way (Clang 14 drops the attribute from a call through a cast); a call whose
+ * arguments do not fit it fails too, naming the function. */
+#define MORI_NVSHMEM_UNSUPPORTED(NAME) \
+  int NAME(const volatile void*, ...)  \
+      __attribute__((error(#NAME " is not in mori-shmem's NVSHMEM subset (see mori/nvshmem.h for what is)")));
+#define MORI_NVSHMEMI_REFUSE_CONSTANT(NAME) \
+  int mori_nvshmemi_constant_##NAME(void)   \
+      __attribute__((error(#NAME " is not in mori-shmem's NVSHMEM subset (see mori/nvshmem.h for what is)")));
+#endif
 // Contexts, buffer registration (local and symmetric), NVSHMEM's explicit QPs, teams from a PE
 // list, warpgroup scope, maxloc.
 MORI_NVSHMEM_UNSUPPORTED(nvshmem_ctx_create)
@@ -653,13 +685,6 @@ MORI_NVSHMEMI_REFUSE_QP(bfloat16, )
 // collective launch returns INVALID_USAGE or SYSTEM, naming why), init flags for OpenSHMEM interop
 // and NVSHMEM's legacy thread PEs, the initialisers of NVSHMEM's nested init-argument structs
 // (mori's attr has none), the explicit QPs' PE and QP selectors, and teams from a unique ID.
-#define MORI_NVSHMEMI_REFUSE_CONSTANT(NAME)                                                         \
-  template <typename... A>                                                                          \
-  MORI_NVSHMEMI_HD constexpr int mori_nvshmemi_constant_##NAME(A...) {                              \
-    static_assert(mori_nvshmem_unsupported<A...>::value,                                            \
-                  #NAME " is not in mori-shmem's NVSHMEM subset (see mori/nvshmem.h for what is)"); \
-    return 0;                                                                                       \
-  }
 MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEMX_ERROR_GPU_NOT_SELECTED)
 MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED)
 MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEMX_INIT_THREAD_PES)
@@ -694,7 +719,6 @@ MORI_NVSHMEMI_REFUSE_CONSTANT(NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID)
 #define NVSHMEM_TEAM_UNIQUID_INITIALIZER mori_nvshmemi_constant_NVSHMEM_TEAM_UNIQUID_INITIALIZER()
 #define NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID mori_nvshmemi_constant_NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID()
 #undef MORI_NVSHMEM_UNSUPPORTED
-#endif
 
 /* Host collectives: blocking forms have NVSHMEM's thread-scope device names, so where the device
  * API is declared they are host-and-device functions (below); elsewhere these. */

@@ -184,8 +184,9 @@ static inline int mori_shmem_broadcastmem_on_stream(mori_shmem_team_t team, void
    : sizeof(T) == 2 ? MORI_SHMEM_DTYPE_UINT16 \
    : sizeof(T) == 4 ? MORI_SHMEM_DTYPE_UINT32 \
                     : MORI_SHMEM_DTYPE_UINT64)
-/* Any integer type: signed or not as T is. */
-#define MORI_SHMEMI_DT_INTEGER(T) ((T)-1 < (T)0 ? MORI_SHMEMI_DT_INT(T) : MORI_SHMEMI_DT_UINT(T))
+/* Any integer type: signed or not as T is (unsigned: 0 - 1 wraps above 0; written so that no
+ * compiler sees an unsigned value compared below 0). */
+#define MORI_SHMEMI_DT_INTEGER(T) ((T)((T)0 - 1) > (T)0 ? MORI_SHMEMI_DT_UINT(T) : MORI_SHMEMI_DT_INT(T))
 /* clang-format off */
 #define MORI_SHMEM_REDUCE_INT_TYPES(X)                                                                           \
   X(char, char, (CHAR_MIN < 0 ? MORI_SHMEMI_DT_INT(char) : MORI_SHMEMI_DT_UINT(char)))                           \
