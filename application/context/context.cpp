@@ -40,6 +40,11 @@ Status Context::create(bootstrap::Bootstrap& boot, const env::Config& cfg, std::
     return MORI_FAIL(Status::InvalidUsage, log::kInit, "MORI_SHMEM_TRANSPORT='%s' is not one of auto, p2p, rdma, sdma",
                      cfg.transport.c_str());
   for (const PeInfo& p : c->peers_) in.hostIds.emplace_back(p.hostId);
+  const TransportSettings mySettings = transportSettings(in);
+  std::vector<TransportSettings> settings(static_cast<size_t>(c->nPes_));
+  MORI_TRY(boot.allGather(&mySettings, settings.data(), sizeof(TransportSettings)));
+  const std::string differ = transportSettingsDiffer(settings);
+  if (!differ.empty()) return MORI_FAIL(Status::InvalidUsage, log::kInit, "PE %d: %s", c->myPe_, differ.c_str());
 
   std::vector<uint8_t> row;
   MORI_TRY(c->probeP2P(&row));

@@ -1,5 +1,6 @@
 // Issue 20's symmetry rows through the public API (needs GPUs: mori_shmem_init allocates the
-// heap): PEs started with different MORI_SHMEM_HEAP_SIZE fail init on every PE naming each size;
+// heap): PEs started with different MORI_SHMEM_HEAP_SIZE or transport settings fail init on every
+// PE naming each;
 // an allocation one PE cannot satisfy is NULL on every PE and leaves the heaps identical; calloc
 // against malloc fails at the call. The collective logic is tested on the CPU in
 // tests/host/memory/test_symmetric_check.cpp.
@@ -37,6 +38,21 @@ TEST(SymmetryFaults, HeapSizeMismatchFailsInitOnEveryPe) {
       << err;
   EXPECT_EQ(mori_shmem_initialized(), 0);
   setenv("MORI_SHMEM_HEAP_SIZE", "256M", 1);
+}
+
+// Each PE builds the whole transport table from its own settings: PEs that differ fail init on
+// every PE, naming both settings (the collectives rely on the table's symmetry).
+TEST(SymmetryFaults, TransportSettingsMismatchFailsInitOnEveryPe) {
+  setenv("MORI_SHMEM_HEAP_SIZE", "256M", 1);
+  if (worldRank() == 1) setenv("MORI_SHMEM_DISABLE_P2P", "1", 1);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(mori_shmem_init(), MORI_SHMEM_ERROR_INVALID_USAGE);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("the transport settings differ between PEs: PE 0 has MORI_SHMEM_DISABLE_P2P=0"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("PE 1 has MORI_SHMEM_DISABLE_P2P=1"), std::string::npos) << err;
+  EXPECT_EQ(mori_shmem_initialized(), 0);
+  unsetenv("MORI_SHMEM_DISABLE_P2P");
 }
 
 TEST(SymmetryFaults, OutOfHeapIsNullOnEveryPeAndHeapsStayIdentical) {
