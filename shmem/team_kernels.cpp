@@ -80,7 +80,8 @@ hipError_t launchOneBlock(const CollectiveArgs& a, hipStream_t stream) {
 // took ~2.7 us more per call (4 PEs on one H100, 128-512 KiB in all:
 // bench/results/2026-12-05T1605Z_h100x1_mps_spread_exit_phases.json).
 // Every member makes the same spread decision for a call (its bytes, and whether every member is
-// P2P-reachable: the transport table is symmetric), so their counts of spread calls agree. Calls
+// P2P-reachable: the transport table is symmetric, its settings the same on every PE, which init
+// checks), so their counts of spread calls agree. Calls
 // of one team are ordered (one stream, as every collective of a team), so one set of words serves
 // them.
 template <bool kPush, class Move>
