@@ -87,7 +87,7 @@ MORI_DEVICE_INLINE void barrier(const TeamDevice& t) {
 // ---- data movement without the syncs --------------------------------------------------------
 // Bytes [lo, hi) of every piece (hi <= the piece's size). A collective moves [0, bytes) between
 // its entry and exit syncs; the host's multi-block kernel (shmem/team_kernels.cpp) gives each
-// block a slice of it after a sync kernel, its last block running the exit sync.
+// block a slice of it after the entry sync, and each block tells every member when it is done.
 
 template <class S>
 MORI_DEVICE_INLINE void broadcastMove(const TeamDevice& t, void* dest, const void* source, size_t lo, size_t hi,
