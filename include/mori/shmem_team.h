@@ -7,7 +7,7 @@
  * P2P-connected, else this PE alone) and _SAME_MYPE_NODE (below) exist from init to finalize.
  * Teams split from a parent are strided subsets of it. A handle is valid on the PEs that are
  * members; at most 32 teams exist at once (the four predefined ones included): their sync areas
- * are preallocated in the symmetric heap at init (about 130 KiB + 64 B per PE each).
+ * are preallocated in the symmetric heap at init (about 386 KiB + 72 B per PE each).
  *
  * Creation (split_strided, split_2d) is collective over the parent: every parent PE calls it with
  * the same arguments; they are exchanged and checked on every PE, and a disagreement or an invalid
