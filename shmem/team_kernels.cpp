@@ -77,7 +77,7 @@ hipError_t launchOneBlock(const CollectiveArgs& a, hipStream_t stream) {
 // here and read what it reads of this PE's source, and this PE's own blocks are past every read of
 // the spread words, which it then zeroes for the next call. Each block releases for itself before
 // it tells the members: a last block that counted the others' ends and then released for them all
-// took ~2.7 us more per call (4 PEs on one H100, 128-512 KiB in all:
+// took 2.7-3.0 us more per fcollect and 1.7-1.8 per alltoall (4 PEs on one H100, 128-512 KiB in all:
 // bench/results/2026-12-05T1605Z_h100x1_mps_spread_exit_phases.json).
 // Every member makes the same spread decision for a call (its bytes, and whether every member is
 // P2P-reachable: the transport table is symmetric, its settings the same on every PE, which init

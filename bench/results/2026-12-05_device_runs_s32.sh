@@ -21,7 +21,7 @@
 #      thresholds 128 KiB / 64 KiB per block, 4 PEs.
 #      Prediction: 1+2+4 take ~1.5-2 us off (one seq_cst fence, one fence, one atomic round trip).
 #   F's result (H100): at 128-512 KiB in all the spread fcollect took 18.8-19.3 us (x0); x3
-#      16.1-16.8 (the last block's second fence costs ~2.7 us); x4 -0.4-0.6; x8 (no entry)
+#      16.1-16.8 (the last block's second fence costs 2.7-3.0 us; alltoall 1.7-1.8); x4 -0.5-0.7; x8 (no entry)
 #      15.9-16.1; x16 (no exit) 14.4-14.9; x24 (neither) 11.8-12.2; NVSHMEM 14.5 / 16.7 / 22.8.
 #      Alltoall alike (x7 16.5-17.2; NVSHMEM 15.3-15.7 / 18.4-18.5 / 23.2-23.8).
 #   G: on x7, the entry as one direct round (32) instead of dissemination's two, and without its
