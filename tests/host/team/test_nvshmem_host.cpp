@@ -155,6 +155,17 @@ TEST(NvshmemHost, NoMulticastPointer) {
   EXPECT_EQ(nvshmemx_mc_ptr(NVSHMEM_TEAM_INVALID, &x), nullptr);
 }
 
+// The element type a typed wait on a stream passes (MORI_SHMEMI_DT_INTEGER): signedness and width
+// of every integer type NVSHMEM's wait names take, with no unsigned value compared below 0.
+static_assert(MORI_SHMEMI_DT_INTEGER(short) == MORI_SHMEM_DTYPE_INT16, "short");
+static_assert(MORI_SHMEMI_DT_INTEGER(unsigned short) == MORI_SHMEM_DTYPE_UINT16, "unsigned short");
+static_assert(MORI_SHMEMI_DT_INTEGER(int) == MORI_SHMEM_DTYPE_INT32, "int");
+static_assert(MORI_SHMEMI_DT_INTEGER(unsigned int) == MORI_SHMEM_DTYPE_UINT32, "unsigned int");
+static_assert(MORI_SHMEMI_DT_INTEGER(long long) == MORI_SHMEM_DTYPE_INT64, "long long");
+static_assert(MORI_SHMEMI_DT_INTEGER(unsigned long long) == MORI_SHMEM_DTYPE_UINT64, "unsigned long long");
+static_assert(MORI_SHMEMI_DT_INTEGER(size_t) == MORI_SHMEM_DTYPE_UINT64, "size_t");
+static_assert(MORI_SHMEMI_DT_INTEGER(ptrdiff_t) == MORI_SHMEM_DTYPE_INT64, "ptrdiff_t");
+
 TEST(NvshmemHost, StatusNamesAndUniqueIdInitializer) {
   EXPECT_EQ(NVSHMEMX_SUCCESS, 0);
   EXPECT_EQ(NVSHMEMX_ERROR_INVALID_VALUE, MORI_SHMEM_ERROR_INVALID_USAGE);
