@@ -29,6 +29,9 @@
 #      entry's wait is mostly over when the kernel starts: the 128 KiB rows 1-2 us lower (fcollect
 #      15.1 -> 13.3-14.1 us, alltoall 15.7 -> 13.8-14.7; NVSHMEM 14.2-14.6 / 15.0), the spread
 #      rows (256-512 KiB) 0.5-1.5 lower; s without the switch level with b.
+#   C's result (H100): failed: with the switch every push row about doubled (128-512 KiB in all
+#      28.5-30.7 us against b's 15.0-16.1); s without it level with b; the suites passed with it
+#      (bench/results/2026-12-05T1850Z_h100x1_mps_stream_memop_entry.json).
 set -uo pipefail
 phase=$1
 nv=o  # the tree whose NVSHMEM perf binary runs
