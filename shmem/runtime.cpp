@@ -226,6 +226,7 @@ Status Runtime::buildGpuStates() {
 
   if (const sdma::SdmaQueues* q = ctx_->sdmaQueues()) s.sdmaPeers = q->devicePeersOnGpu();
   s.sdmaMinBytes = cfg_.sdmaMinBytes;
+  if (team::callerEntry(cfg_.collectiveEntry)) s.collectiveFlags |= kCollectiveCallerEntry;
 
   s.syncOffset = mem_->syncOffset();
   MORI_HIP_TRY(hipMalloc(&barrierEpochDev_, sizeof(uint64_t)), log::kInit);

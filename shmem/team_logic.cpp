@@ -1,6 +1,7 @@
 #include "shmem/team_logic.hpp"
 
 #include <stdio.h>
+#include <strings.h>
 
 #include <map>
 
@@ -20,6 +21,23 @@ std::string describe(const SplitRecord& r) {
 }
 
 }  // namespace
+
+bool callerEntry(const std::string& setting) { return strcasecmp(setting.c_str(), "caller") == 0; }
+
+std::string entrySettingsDiffer(const std::vector<uint8_t>& callerEntry) {
+  const auto name = [](uint8_t caller) { return caller ? "caller" : "wait"; };
+  for (size_t pe = 1; pe < callerEntry.size(); ++pe) {
+    if (callerEntry[pe] == callerEntry[0]) continue;
+    char buf[320];
+    snprintf(buf, sizeof(buf),
+             "MORI_SHMEM_COLLECTIVE_ENTRY differs between PEs: PE 0 has %s, PE %zu has %s (a push of a PE that waits "
+             "for every member's entry would wait for ever for one that does not signal it: start every PE with the "
+             "same setting)",
+             name(callerEntry[0]), pe, name(callerEntry[pe]));
+    return buf;
+  }
+  return "";
+}
 
 std::string checkStrided(int parentSize, int start, int stride, int size) {
   char buf[200];

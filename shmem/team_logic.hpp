@@ -28,6 +28,13 @@ struct SplitRecord {
 static_assert(sizeof(SplitRecord) == 64, "one exchange record");
 constexpr uint32_t kSplitMagic = 0x4d535450;  // "MSTP"
 
+// MORI_SHMEM_COLLECTIVE_ENTRY (env::validate admits wait and caller, in any case): whether it is
+// caller, OpenSHMEM's contract, under which a push skips its entry wait.
+bool callerEntry(const std::string& setting);
+// "" when every PE has the same entry setting (callerEntry[pe]: 1 for caller, 0 for wait), else
+// why not, naming PE 0's setting and the first PE whose setting differs.
+std::string entrySettingsDiffer(const std::vector<uint8_t>& callerEntry);
+
 // "" if a strided split of a parent of `parentSize` PEs is valid, else why not.
 std::string checkStrided(int parentSize, int start, int stride, int size);
 // "" if a 2-D split is valid (xrange >= 1), else why not.

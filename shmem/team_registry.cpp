@@ -67,6 +67,13 @@ const TeamDevice* Registry::live(mori_shmem_team_t team) const {
 Status Registry::init() {
   context::Context& ctx = rt_.ctx();
   const int n = ctx.nPes(), me = ctx.myPe();
+  // Every PE takes the same push entry (GpuStates::collectiveFlags), else the PEs that wait for
+  // the others' entry signals would wait for ever.
+  const uint8_t mine = callerEntry(rt_.cfg().collectiveEntry) ? 1 : 0;
+  std::vector<uint8_t> entries(static_cast<size_t>(n));
+  MORI_TRY(rt_.boot().allGather(&mine, entries.data(), 1));
+  const std::string differ = entrySettingsDiffer(entries);
+  if (!differ.empty()) return MORI_FAIL(Status::InvalidUsage, log::kInit, "PE %d: %s", me, differ.c_str());
   slotBytes_ = slotBytes(n);
   void* pool = nullptr;
   MORI_TRY(rt_.mem().allocate(kMaxTeams * slotBytes_, 4096, true, &pool));

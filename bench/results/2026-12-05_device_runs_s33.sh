@@ -32,10 +32,32 @@
 #   C's result (H100): failed: with the switch every push row about doubled (128-512 KiB in all
 #      28.5-30.7 us against b's 15.0-16.1); s without it level with b; the suites passed with it
 #      (bench/results/2026-12-05T1850Z_h100x1_mps_stream_memop_entry.json).
+#   D: this tree (main with MORI_SHMEM_COLLECTIVE_ENTRY: caller, OpenSHMEM's and NVSHMEM's
+#      contract, skips the push entry): test_symmetry_faults np2 (the setting differing between
+#      PEs fails init on every PE), test_collectives_caller_entry np2-np4 and through the mlx5
+#      model at np3, the team suites (default setting); then at 4 PEs the stream fcollect and
+#      alltoall of 64-512 KiB in all, NVSHMEM / wait / caller interleaved, two rounds, and the
+#      device fcollect and alltoall at every scope of 4-128 KiB in all, once each.
+#      Prediction: wait as b in A and C; caller 1.5-2.5 us lower on every push row (the stream's
+#      128 KiB fcollect ~15.1 -> 12.8-13.6 us, alltoall ~15.7 -> 13.3-14.2, NVSHMEM 14.2-14.6 /
+#      15.0; a block's device fcollect of 128 KiB in all 9.8 -> 7.5-8.5, NVSHMEM 9.5); the staged
+#      and one-step rows (64 KiB in all and below for a block) level.
+#   D's result (H100): as predicted: caller took the stream fcollect / alltoall of 128 KiB in all
+#      to 13.2-13.3 / 13.8-14.3 us (wait 15.4-15.9 / 16.0-16.2, NVSHMEM 14.4-14.7 / 15.1-15.2), a
+#      block's device fcollect of 128 KiB in all 9.73 -> 8.09 (9.61); suites passed
+#      (bench/results/2026-12-05T1905Z_h100x1_mps_collective_entry_caller.json, with job E: the
+#      collectives list at 4 PEs, run inline on the warm machine).
+#   F: the committed form (pushEntry's scope syncs outside the caller branch: Debian's hipcc
+#      failed the amdgcn link of D's early return): the same suites as D (caller entry np2-4 and
+#      mlx5 np3, test_symmetry_faults np2, the team suites) and the stream rows once.
+#      Prediction: as D.
 set -uo pipefail
 phase=$1
 nv=o  # the tree whose NVSHMEM perf binary runs
 [ "$phase" = C ] && nv=s
+[ "$phase" = D ] || [ "$phase" = F ] && nv=b
+suiteTree=o  # the tree whose team suites team_suites runs
+[ "$phase" = D ] || [ "$phase" = F ] && suiteTree=b
 cd "$(dirname "$0")/../.."
 export PATH=/usr/local/cuda/bin:$PATH OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
@@ -70,7 +92,7 @@ perf() {
 }
 team_suites() {  # team_suites <tag> <timeout> [regex]: o's team suites, logs in $OUT/suite<tag>.tgz
   SUITE_TESTS=${3:-'team_(np|rdma|device)|collectives|nvshmem_compat_(np|rdma)|example_allreduce|example_team_pipeline'} \
-    SUITE_BUILD=0 SUITE_TEST_TIMEOUT=150 SUITE_BENCH=0 MORI_GPU_BUILD=$PWD/../build-o OUT=/tmp/suite$1 \
+    SUITE_BUILD=0 SUITE_TEST_TIMEOUT=150 SUITE_BENCH=0 MORI_GPU_BUILD=$PWD/../build-$suiteTree OUT=/tmp/suite$1 \
     timeout "$2" tools/gpu_suite.sh > /tmp/suite$1.log 2>&1
   say "team suites ($1) exit $? ($((SECONDS - start)) s)"
   grep -E "GPU tests|failed|skip" /tmp/suite$1.log | head -30 | tee -a "$OUT/steps.log"
@@ -139,6 +161,43 @@ C)
   grep -E "Test +#|tests passed|FAILED" /tmp/job/ctest_s1.log | sed 's/  */ /g' | tee -a "$OUT/steps.log"
   mps_stop
   (cd /tmp && tar -czf "$OUT/jobC.tgz" job)
+  say "total $((SECONDS - start)) s"
+  ;;
+D | F)
+  mkdir -p /tmp/job
+  build b . $tests mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem test_symmetry_faults \
+    test_collectives_caller_entry || exit 1
+  . tools/mps.sh
+  mps_start
+  (cd ../build-b && timeout 200 ctest -R '^(test_symmetry_faults_np2|test_collectives_caller_entry_.*)$' \
+    --output-on-failure > /tmp/job/ctest_D.log 2>&1)
+  say "caller-entry and symmetry suites exit $? ($((SECONDS - start)) s)"
+  grep -E "Test +#|tests passed|FAILED" /tmp/job/ctest_D.log | sed 's/  */ /g' | tee -a "$OUT/steps.log"
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25
+  rounds="1 2"
+  [ "$phase" = F ] && rounds=1
+  for round in $rounds; do
+    for t in fcollect_on_stream alltoall_on_stream; do
+      perf "d${round}_${t}_nvshmem" nvshmem $t -b 64K -e 512K -f 2 -n 200 -w 20
+      perf "d${round}_${t}_wait" b $t -b 64K -e 512K -f 2 -n 200 -w 20
+      export MORI_SHMEM_COLLECTIVE_ENTRY=caller
+      perf "d${round}_${t}_caller" b $t -b 64K -e 512K -f 2 -n 200 -w 20
+      unset MORI_SHMEM_COLLECTIVE_ENTRY
+    done
+    say "round $round done ($((SECONDS - start)) s)"
+  done
+  [ "$phase" = F ] || for t in fcollect_latency alltoall_latency; do
+    perf "d_${t}_nvshmem" nvshmem $t -s all -b 4K -e 128K -f 2 -n 100 -w 10
+    perf "d_${t}_wait" b $t -s all -b 4K -e 128K -f 2 -n 100 -w 10
+    export MORI_SHMEM_COLLECTIVE_ENTRY=caller
+    perf "d_${t}_caller" b $t -s all -b 4K -e 128K -f 2 -n 100 -w 10
+    unset MORI_SHMEM_COLLECTIVE_ENTRY
+  done
+  say "device rows done ($((SECONDS - start)) s)"
+  unset CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
+  (cd /tmp && tar -czf "$OUT/job$phase.tgz" job)
+  team_suites "$phase" $((585 - SECONDS))
+  mps_stop
   say "total $((SECONDS - start)) s"
   ;;
 esac

@@ -30,7 +30,9 @@
  * it receives into dest. A block's fcollect and alltoall of up to 64 KiB for all members together, and its broadcast of
  * up to 64 KiB (teams of up to 32), go the same way untagged: puts into the others' team areas, an arrival word each, a
  * copy into dest. Otherwise fcollect and alltoall put each member's data into the others' dest (stores over P2P, RDMA
- * writes to RDMA peers), from the moment every member has entered the call; broadcast, collect and reductions load from
+ * writes to RDMA peers), from the moment every member has entered the call (with MORI_SHMEM_COLLECTIVE_ENTRY=caller at
+ * once: the caller has made every member's dest ready before any member calls, as OpenSHMEM and NVSHMEM require);
+ * broadcast, collect and reductions load from
  * the peers' copies over P2P and get from RDMA peers, with the same results. team_sync is arrival only: it orders no
  * memory (use barrier).
  */

@@ -154,6 +154,8 @@ Status validate(const Config& c) {
   if (!oneOf(c.bootstrap, {"auto", "mpi", "env"})) return badText("BOOTSTRAP", c.bootstrap, "one of auto, mpi, env");
   if (!oneOf(c.transport, {"auto", "p2p", "rdma", "sdma"}))
     return badText("TRANSPORT", c.transport, "one of auto, p2p, rdma, sdma");
+  if (!oneOf(c.collectiveEntry, {"wait", "caller"}))
+    return badText("COLLECTIVE_ENTRY", c.collectiveEntry, "one of wait, caller");
   if (c.bootstrapPort < 0 || c.bootstrapPort > 65535)
     return bad("BOOTSTRAP_PORT", c.bootstrapPort, "a TCP port (1..65535), or 0 for MASTER_PORT + 1");
   if (c.ibGidIndex < -1 || c.ibGidIndex > 255)

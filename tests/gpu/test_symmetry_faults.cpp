@@ -1,6 +1,6 @@
 // Issue 20's symmetry rows through the public API (needs GPUs: mori_shmem_init allocates the
-// heap): PEs started with different MORI_SHMEM_HEAP_SIZE or transport settings fail init on every
-// PE naming each;
+// heap): PEs started with different MORI_SHMEM_HEAP_SIZE, transport settings or
+// MORI_SHMEM_COLLECTIVE_ENTRY fail init on every PE naming each;
 // an allocation one PE cannot satisfy is NULL on every PE and leaves the heaps identical; calloc
 // against malloc fails at the call. The collective logic is tested on the CPU in
 // tests/host/memory/test_symmetric_check.cpp.
@@ -53,6 +53,20 @@ TEST(SymmetryFaults, TransportSettingsMismatchFailsInitOnEveryPe) {
   EXPECT_NE(err.find("PE 1 has MORI_SHMEM_DISABLE_P2P=1"), std::string::npos) << err;
   EXPECT_EQ(mori_shmem_initialized(), 0);
   unsetenv("MORI_SHMEM_DISABLE_P2P");
+}
+
+// A push of a PE that waits for every member's entry would wait for ever for a PE that skips it.
+TEST(SymmetryFaults, CollectiveEntryMismatchFailsInitOnEveryPe) {
+  setenv("MORI_SHMEM_HEAP_SIZE", "256M", 1);
+  if (worldRank() == worldSize() - 1) setenv("MORI_SHMEM_COLLECTIVE_ENTRY", "caller", 1);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(mori_shmem_init(), MORI_SHMEM_ERROR_INVALID_USAGE);
+  const std::string err = testing::internal::GetCapturedStderr();
+  const std::string says = "MORI_SHMEM_COLLECTIVE_ENTRY differs between PEs: PE 0 has wait, PE " +
+                           std::to_string(worldSize() - 1) + " has caller";
+  EXPECT_NE(err.find(says), std::string::npos) << err;
+  EXPECT_EQ(mori_shmem_initialized(), 0);
+  unsetenv("MORI_SHMEM_COLLECTIVE_ENTRY");
 }
 
 TEST(SymmetryFaults, OutOfHeapIsNullOnEveryPeAndHeapsStayIdentical) {

@@ -120,6 +120,8 @@ TEST(Env, EveryVariableIsValidatedWhenRead) {
       {"MORI_SHMEM_BOOTSTRAP_PORT", "65536", "MORI_SHMEM_BOOTSTRAP_PORT=65536 is not valid"},
       {"MORI_SHMEM_BOOTSTRAP", "tcp", "MORI_SHMEM_BOOTSTRAP='tcp' is not valid"},
       {"MORI_SHMEM_TRANSPORT", "nvlink", "MORI_SHMEM_TRANSPORT='nvlink' is not valid"},
+      {"MORI_SHMEM_COLLECTIVE_ENTRY", "none",
+       "MORI_SHMEM_COLLECTIVE_ENTRY='none' is not valid: expected one of wait, caller"},
       {"MORI_SHMEM_HEAP_SIZE", " -1", "MORI_SHMEM_HEAP_SIZE=' -1' is not valid"},
   };
   for (const auto& k : cases) {

@@ -31,6 +31,25 @@ SplitRecord record(int worldPe, int start, int stride, int size, uint32_t freeSl
 
 }  // namespace
 
+// MORI_SHMEM_COLLECTIVE_ENTRY: the PEs' settings agree, or init fails on every PE naming PE 0's and
+// the first differing PE's.
+TEST(TeamLogic, EntrySettings) {
+  EXPECT_TRUE(callerEntry("caller"));
+  EXPECT_TRUE(callerEntry("CALLER"));
+  EXPECT_FALSE(callerEntry("wait"));
+  EXPECT_FALSE(callerEntry(""));
+  EXPECT_EQ(entrySettingsDiffer({}), "");
+  EXPECT_EQ(entrySettingsDiffer({0}), "");
+  EXPECT_EQ(entrySettingsDiffer({1, 1, 1, 1}), "");
+  EXPECT_EQ(entrySettingsDiffer({0, 0, 0}), "");
+  const std::string a = entrySettingsDiffer({0, 0, 1, 0, 1});
+  EXPECT_NE(a.find("MORI_SHMEM_COLLECTIVE_ENTRY differs between PEs: PE 0 has wait, PE 2 has caller"),
+            std::string::npos)
+      << a;
+  const std::string b = entrySettingsDiffer({1, 0});
+  EXPECT_NE(b.find("PE 0 has caller, PE 1 has wait"), std::string::npos) << b;
+}
+
 TEST(TeamLogic, StridedChecksNameTheBadArgument) {
   EXPECT_EQ(checkStrided(8, 0, 1, 8), "");
   EXPECT_EQ(checkStrided(8, 1, 2, 4), "");  // 1 3 5 7

@@ -23,9 +23,13 @@ enum class Transport : uint8_t {
 };
 
 constexpr uint32_t kGpuStatesMagic = 0x4d4f5249u;  // "MORI"
+// GpuStates::collectiveFlags. CallerEntry: MORI_SHMEM_COLLECTIVE_ENTRY=caller, the caller makes
+// every member's dest ready before any member calls, so a push (fcollect, alltoall) skips its
+// entry wait (mori/shmem/team/collectives.hpp: pushEntry).
+constexpr uint32_t kCollectiveCallerEntry = 1u;
 // Bumped whenever GpuStates or anything it points to changes layout; a module compiled against
 // another version is refused at registration.
-constexpr uint32_t kDeviceAbiVersion = 6;
+constexpr uint32_t kDeviceAbiVersion = 7;
 
 // One PE's copy of a symmetric region, as seen from this PE.
 struct PeerWindow {
@@ -75,7 +79,7 @@ struct GpuStates : device::Diag {
   // RDMA: endpoints[pe * numQpPerPe + qp], meaningful where transport[pe] == Rdma.
   const rdma::EndpointDevice* endpoints;
   uint32_t numQpPerPe;
-  uint32_t reserved0;
+  uint32_t collectiveFlags;  // kCollective* bits (set at init, the same on every PE)
 
   // Synchronisation: barrier flags live at syncOffset inside the heap (symmetric); the epoch
   // counter is this PE's own (GPU memory).

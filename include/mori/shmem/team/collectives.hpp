@@ -45,31 +45,34 @@ namespace mori::shmem::team {
 // kQuieted: the caller's S::quiet() ran just before (the barrier): the scope is in step and its
 // rank 0 has released, so the first release is not repeated (4 PEs on one H200: the thread-scope
 // barrier 4.5 -> 3.2 us, NVSHMEM 4.0; bench/results/2026-12-03T0100Z_h200x1_mps_barrier_one_release.json).
+// syncRounds: the rounds alone, run by the scope's rank 0 of a team of more than one member.
+template <bool kRelease, int kDirectMax, bool kQuieted>
+MORI_DEVICE_INLINE void syncRounds(const TeamDevice& t) {
+  uint64_t* epochWord = reinterpret_cast<uint64_t*>(t.slot + kEpochOffset);
+  const uint64_t epoch = *epochWord + 1;
+  *epochWord = epoch;
+  if (kRelease && t.size <= kDirectMax) {
+    uint64_t* arrived = reinterpret_cast<uint64_t*>(t.slot + kArrivalOffset);
+    if constexpr (!kQuieted) mori_shmem_fence();
+    for (int k = 1; k < t.size; ++k)
+      mori_shmem_signal_op(arrived + t.myIndex, epoch, MORI_SHMEM_SIGNAL_SET, t.worldPe((t.myIndex + k) % t.size));
+    for (int k = 1; k < t.size; ++k)
+      mori_shmem_signal_wait_until(arrived + (t.myIndex + t.size - k) % t.size, MORI_SHMEM_CMP_GE, epoch);
+  } else {
+    uint64_t* flags = reinterpret_cast<uint64_t*>(t.slot + kFlagsOffset);
+    int round = 0;
+    for (int dist = 1; dist < t.size; dist <<= 1, ++round) {
+      if (kRelease && !(kQuieted && round == 0)) mori_shmem_fence();
+      mori_shmem_signal_op(flags + round, epoch, MORI_SHMEM_SIGNAL_SET, t.worldPe((t.myIndex + dist) % t.size));
+      mori_shmem_signal_wait_until(flags + round, MORI_SHMEM_CMP_GE, epoch);
+    }
+  }
+}
 template <class S, bool kRelease = false, int kDirectMax = kDirectSyncMembers, bool kQuieted = false>
 MORI_DEVICE_INLINE void sync(const TeamDevice& t) {
   static_assert(kRelease || !kQuieted, "only a release sync follows a quiet");
   if constexpr (!kQuieted) S::sync();
-  if (S::rank() == 0 && t.size > 1) {
-    uint64_t* epochWord = reinterpret_cast<uint64_t*>(t.slot + kEpochOffset);
-    const uint64_t epoch = *epochWord + 1;
-    *epochWord = epoch;
-    if (kRelease && t.size <= kDirectMax) {
-      uint64_t* arrived = reinterpret_cast<uint64_t*>(t.slot + kArrivalOffset);
-      if constexpr (!kQuieted) mori_shmem_fence();
-      for (int k = 1; k < t.size; ++k)
-        mori_shmem_signal_op(arrived + t.myIndex, epoch, MORI_SHMEM_SIGNAL_SET, t.worldPe((t.myIndex + k) % t.size));
-      for (int k = 1; k < t.size; ++k)
-        mori_shmem_signal_wait_until(arrived + (t.myIndex + t.size - k) % t.size, MORI_SHMEM_CMP_GE, epoch);
-    } else {
-      uint64_t* flags = reinterpret_cast<uint64_t*>(t.slot + kFlagsOffset);
-      int round = 0;
-      for (int dist = 1; dist < t.size; dist <<= 1, ++round) {
-        if (kRelease && !(kQuieted && round == 0)) mori_shmem_fence();
-        mori_shmem_signal_op(flags + round, epoch, MORI_SHMEM_SIGNAL_SET, t.worldPe((t.myIndex + dist) % t.size));
-        mori_shmem_signal_wait_until(flags + round, MORI_SHMEM_CMP_GE, epoch);
-      }
-    }
-  }
+  if (S::rank() == 0 && t.size > 1) syncRounds<kRelease, kDirectMax, kQuieted>(t);
   S::sync();
 }
 // The collectives' syncs: every member's earlier writes are visible to the others afterwards.
@@ -152,11 +155,18 @@ MORI_DEVICE_INLINE void alltoallPush(const TeamDevice& t, void* dest, const void
 // on one H200, a block's fcollect of 16 KiB per member: 9.8 us with a system release sync at the
 // entry, 8.5 with this; the pull form took 10.3, NVSHMEM 7.8;
 // bench/results/2026-12-03T0625Z_h200x1_mps_push_fcollect_alltoall.json).
+// Under MORI_SHMEM_COLLECTIVE_ENTRY=caller (the same on every PE: init checks) the caller has made
+// every member's dest ready before any member calls, as OpenSHMEM and NVSHMEM require, and the
+// push writes at once. The scope's syncs stay outside the branch: around them Debian's hipcc (HIP 5.2,
+// clang 15) fails the amdgcn link ("failed to annotate CFG" in the host's one-block fcollect kernel).
 template <class S>
 MORI_DEVICE_INLINE void pushEntry(const TeamDevice& t) {
   S::sync();
-  if (S::rank() == 0) gpu::releaseOwnMemory();
-  sync<S>(t);
+  if (S::rank() == 0 && !(impl::states().collectiveFlags & kCollectiveCallerEntry)) {
+    gpu::releaseOwnMemory();
+    if (t.size > 1) syncRounds<false, kDirectSyncMembers, false>(t);
+  }
+  S::sync();
 }
 
 // A push: its entry, this PE's puts of [0, bytes) of every piece (kOp: fcollect or alltoall), a
