@@ -32,9 +32,8 @@
  * copy into dest. Otherwise fcollect and alltoall put each member's data into the others' dest (stores over P2P, RDMA
  * writes to RDMA peers), from the moment every member has entered the call (with MORI_SHMEM_COLLECTIVE_ENTRY=caller at
  * once: the caller has made every member's dest ready before any member calls, as OpenSHMEM and NVSHMEM require);
- * broadcast, collect and reductions load from
- * the peers' copies over P2P and get from RDMA peers, with the same results. team_sync is arrival only: it orders no
- * memory (use barrier).
+ * broadcast, collect and reductions load from the peers' copies over P2P and get from RDMA peers, with the same
+ * results. team_sync is arrival only: it orders no memory (use barrier).
  */
 #ifndef MORI_SHMEM_TEAM_H
 #define MORI_SHMEM_TEAM_H
