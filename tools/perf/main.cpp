@@ -46,7 +46,8 @@ int runTool(const Options& o, MPI_Comm comm) {
     if (setenv(heapVar, value.c_str(), 1) != 0)
       fatal("setenv(%s=%s) failed: %s", heapVar, value.c_str(), strerror(errno));
   }
-  for (const char* var : {heapVar, "NVSHMEM_DISABLE_NVLS", "NCCL_NVLS_ENABLE", "MORI_SHMEM_TRANSPORT"})
+  for (const char* var :
+       {heapVar, "NVSHMEM_DISABLE_NVLS", "NCCL_NVLS_ENABLE", "MORI_SHMEM_TRANSPORT", "MORI_SHMEM_COLLECTIVE_ENTRY"})
     if (getenv(var)) run.environment.emplace_back(var, getenv(var));
 
   if (o.test != Test::InitTime) s.initBackend();
