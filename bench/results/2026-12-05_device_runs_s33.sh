@@ -53,11 +53,14 @@
 #      Prediction: as D.
 #   F's result (H100): as D: the suites passed (team suites 35/35); stream fcollect 128 KiB wait
 #      15.51, caller 13.29, NVSHMEM 14.17 us; alltoall 15.99 / 13.92 / 14.77 (the same record).
+#   G: main (this tree): the one-step rows job E had behind, three rounds, NVSHMEM beside: a
+#      block's fcollect of 64 B-1 KiB in all and a wave's broadcast of 256 B (4 PEs).
+#      Prediction: none (a measurement: are they behind run after run, and by how much).
 set -uo pipefail
 phase=$1
 nv=o  # the tree whose NVSHMEM perf binary runs
 [ "$phase" = C ] && nv=s
-[ "$phase" = D ] || [ "$phase" = F ] && nv=b
+case "$phase" in D | F | G) nv=b ;; esac
 suiteTree=o  # the tree whose team suites team_suites runs
 [ "$phase" = D ] || [ "$phase" = F ] && suiteTree=b
 cd "$(dirname "$0")/../.."
@@ -200,6 +203,22 @@ D | F)
   (cd /tmp && tar -czf "$OUT/job$phase.tgz" job)
   team_suites "$phase" $((585 - SECONDS))
   mps_stop
+  say "total $((SECONDS - start)) s"
+  ;;
+G)
+  mkdir -p /tmp/job
+  build b . mori_shmem_bootstrap_mpi mori_shmem_perf mori_shmem_perf_nvshmem || exit 1
+  . tools/mps.sh
+  mps_start
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25
+  for round in 1 2 3; do
+    for tree in nvshmem b; do
+      perf "g${round}_fcollect_block_$tree" $tree fcollect_latency -s block -b 64 -e 1K -f 4 -n 2000 -w 200
+      perf "g${round}_bcast_warp_$tree" $tree bcast_latency -s warp -b 128 -e 512 -f 2 -n 2000 -w 200
+    done
+  done
+  mps_stop
+  (cd /tmp && tar -czf "$OUT/jobG.tgz" job)
   say "total $((SECONDS - start)) s"
   ;;
 esac
