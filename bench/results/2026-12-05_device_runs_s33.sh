@@ -56,6 +56,8 @@
 #   G: main (this tree): the one-step rows job E had behind, three rounds, NVSHMEM beside: a
 #      block's fcollect of 64 B-1 KiB in all and a wave's broadcast of 256 B (4 PEs).
 #      Prediction: none (a measurement: are they behind run after run, and by how much).
+#   G's result (H100): level: a block's fcollect medians +0.2-1.1% against NVSHMEM's, a wave's
+#      broadcast ahead (bench/results/2026-12-05T1940Z_h100x1_mps_one_step_rows_repeated.json).
 set -uo pipefail
 phase=$1
 nv=o  # the tree whose NVSHMEM perf binary runs
