@@ -7,7 +7,7 @@
 #   A: both built side by side; main's test_symmetry_faults (np2: the transport-settings check,
 #      never run on a GPU before); at 4 PEs the stream fcollect and alltoall of 64-512 KiB in all,
 #      NVSHMEM / b / o interleaved, two rounds; the device fcollect and alltoall at every scope of
-#      4-128 KiB per member (NVSHMEM, b, o); then o's team suites (collectives np2-5, teams, NVSHMEM
+#      4-128 KiB in all (NVSHMEM, b, o); then o's team suites (collectives np2-5, teams, NVSHMEM
 #      compatibility, the mlx5 model, examples) with the time left.
 #      Prediction (commit message of 86e506a): the 128 KiB rows 15.4 / 15.9 -> 14.6-14.9 /
 #      15.1-15.4 us on an H100 (NVSHMEM 14.3 / 15.1); a block's device fcollect of 32 KiB per
@@ -16,7 +16,8 @@
 #      fcollect of 128 KiB in all b 15.12-15.17 us, o 15.23-15.40 (NVSHMEM 14.23-14.59), alltoall
 #      b 15.59-15.77, o 15.99-16.07 (NVSHMEM 14.98-15.04); 256-512 KiB o +0.2-0.6; a block's device
 #      fcollect of 32 KiB per member b 9.79, o 10.60 (NVSHMEM 9.48), one thread's 145 -> 181 us.
-#      b's test_symmetry_faults passed (np2); o's team suites 31/31.
+#      b's test_symmetry_faults passed (np2); o's team suites 31/31
+#      (bench/results/2026-12-05T1830Z_h100x1_mps_entry_overlap_self.json).
 #   B: o's team suites again if A ran out of time (SUITE_TESTS from the second argument).
 #   C: s is .snapS, branch exp-stream-entry (an experiment, not for main): with
 #      MORI_EXP_STREAM_ENTRY=1 the host's push collectives (fcollect / alltoall beyond the staged
@@ -54,7 +55,7 @@
 #   F's result (H100): as D: the suites passed (team suites 35/35); stream fcollect 128 KiB wait
 #      15.51, caller 13.29, NVSHMEM 14.17 us; alltoall 15.99 / 13.92 / 14.77 (the same record).
 #   G: main (this tree): the one-step rows job E had behind, three rounds, NVSHMEM beside: a
-#      block's fcollect of 64 B-1 KiB in all and a wave's broadcast of 256 B (4 PEs).
+#      block's fcollect of 64 B-1 KiB in all and a wave's broadcast of 128-512 B (4 PEs).
 #      Prediction: none (a measurement: are they behind run after run, and by how much).
 #   G's result (H100): level: a block's fcollect medians +0.2-1.1% against NVSHMEM's, a wave's
 #      broadcast ahead (bench/results/2026-12-05T1940Z_h100x1_mps_one_step_rows_repeated.json).
