@@ -5,11 +5,14 @@
 // every member's dest is checked byte for byte against random data: one thread's, a wave's and a
 // block's calls, the host's one-block and spread kernels on a stream, on the world team and on
 // strided sub-teams (PEs outside a team idle), and calls back to back in one kernel with a team
-// barrier between each call and the reads of its result.
+// barrier between each call and the reads of its result. And that the setting takes effect: the
+// other members' data lands in a PE's dest before that PE calls (with wait it cannot).
 #include <stdlib.h>
 #include <string.h>
 
+#include <chrono>
 #include <functional>
+#include <thread>
 #include <vector>
 
 #include "tests/gpu/gpu_test_util.hpp"
@@ -206,6 +209,54 @@ void backToBack() {
     mori_shmem_free(dst);
     for (auto& s : srcs) mori_shmem_free(s);
   }
+}
+
+// The push does not wait for this PE's entry: the last PE holds its call back and polls its dest
+// (every 10 ms, at most 5 s) until every other member's piece is there; with the default (wait) the
+// others would still be waiting for it and the pieces would never come. Then it calls, and every
+// member's whole dest is checked.
+TEST(CallerEntry, OthersWriteBeforeThisPeCalls) {
+  constexpr size_t kBytes = 40000;  // n x 40000 is past the staged limit: the one-block push at 2-4 PEs
+  const int n = mori_shmem_n_pes(), me = mori_shmem_my_pe();
+  char* src = static_cast<char*>(mori_shmem_malloc(kBytes));
+  char* dst = static_cast<char*>(mori_shmem_malloc(kBytes * n));
+  ASSERT_TRUE(src && dst);
+  const uint64_t seed = 9900;
+  std::vector<char> h(kBytes), out(kBytes * n, 0x5a);
+  for (size_t i = 0; i < kBytes; ++i) h[i] = static_cast<char>(patternByte(seed, me, i));
+  HIP_OK(hipMemcpy(src, h.data(), kBytes, hipMemcpyHostToDevice));
+  HIP_OK(hipMemcpy(dst, out.data(), out.size(), hipMemcpyHostToDevice));
+  HIP_OK(hipDeviceSynchronize());
+  hipStream_t stream = nullptr;
+  HIP_OK(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking));
+  MPI_Barrier(MPI_COMM_WORLD);  // every dest is ready before any member calls
+  const auto othersLanded = [&] {
+    for (int j = 0; j < n; ++j)
+      for (size_t i = 0; j != me && i < kBytes; ++i)
+        if (out[j * kBytes + i] != static_cast<char>(patternByte(seed, j, i))) return false;
+    return true;
+  };
+  if (me == n - 1) {
+    bool landed = false;
+    for (int poll = 0; poll < 500 && !landed; ++poll) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      HIP_OK(hipMemcpy(out.data(), dst, out.size(), hipMemcpyDeviceToHost));
+      landed = othersLanded();
+    }
+    EXPECT_TRUE(landed)
+        << "PE " << me << ": the other members' fcollect pieces did not reach its dest within 5 s "
+        << "before it called: the push waited for its entry although MORI_SHMEM_COLLECTIVE_ENTRY=caller";
+  }
+  EXPECT_EQ(mori_shmem_char_fcollect_on_stream(MORI_SHMEM_TEAM_WORLD, dst, src, kBytes, stream), 0);
+  HIP_OK(hipStreamSynchronize(stream));
+  HIP_OK(hipMemcpy(out.data(), dst, out.size(), hipMemcpyDeviceToHost));
+  size_t first = 0;
+  const size_t bad = badBytes(out, false, n, me, kBytes, seed, &first);
+  EXPECT_EQ(bad, 0u) << "PE " << me << ": first bad byte at " << first;
+  EXPECT_TRUE(allTrue(bad == 0));
+  HIP_OK(hipStreamDestroy(stream));
+  mori_shmem_free(dst);
+  mori_shmem_free(src);
 }
 
 TEST(CallerEntry, BackToBackWithTheCallersBarriers) {
