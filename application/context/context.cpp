@@ -40,7 +40,7 @@ Status Context::create(bootstrap::Bootstrap& boot, const env::Config& cfg, std::
     return MORI_FAIL(Status::InvalidUsage, log::kInit, "MORI_SHMEM_TRANSPORT='%s' is not one of auto, p2p, rdma, sdma",
                      cfg.transport.c_str());
   for (const PeInfo& p : c->peers_) in.hostIds.emplace_back(p.hostId);
-  const TransportSettings mySettings = transportSettings(in);
+  const TransportSettings mySettings = transportSettings(in, static_cast<int>(cfg.numQpPerPe));
   std::vector<TransportSettings> settings(static_cast<size_t>(c->nPes_));
   MORI_TRY(boot.allGather(&mySettings, settings.data(), sizeof(TransportSettings)));
   const std::string differ = transportSettingsDiffer(settings);

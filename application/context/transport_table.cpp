@@ -16,11 +16,12 @@ bool pairP2P(const TransportInputs& in, int a, int b) {
 
 }  // namespace
 
-TransportSettings transportSettings(const TransportInputs& in) {
+TransportSettings transportSettings(const TransportInputs& in, int qpPerPe) {
   TransportSettings s{};
   s.disableP2P = in.disableP2P ? 1 : 0;
   s.forced = static_cast<uint8_t>(in.forced);
   s.sdmaPolicy = in.sdmaPolicy ? 1 : 0;
+  s.qpPerPe = static_cast<uint8_t>(qpPerPe);
   return s;
 }
 
@@ -29,17 +30,18 @@ std::string describe(const TransportSettings& s) {
   static const char* const kForced[] = {"auto", "p2p", "rdma", "sdma"};
   return std::string("MORI_SHMEM_DISABLE_P2P=") + (s.disableP2P ? "1" : "0") +
          ", MORI_SHMEM_TRANSPORT=" + (s.forced < 4 ? kForced[s.forced] : "?") + ", MORI_SHMEM_SDMA_MIN_BYTES " +
-         (s.sdmaPolicy ? "set" : "0");
+         (s.sdmaPolicy ? "set" : "0") + ", MORI_SHMEM_NUM_QP_PER_PE=" + std::to_string(s.qpPerPe);
 }
 }  // namespace
 
 std::string transportSettingsDiffer(const std::vector<TransportSettings>& all) {
   for (size_t pe = 1; pe < all.size(); ++pe) {
     const TransportSettings &a = all[0], &b = all[pe];
-    if (a.disableP2P != b.disableP2P || a.forced != b.forced || a.sdmaPolicy != b.sdmaPolicy)
+    if (a.disableP2P != b.disableP2P || a.forced != b.forced || a.sdmaPolicy != b.sdmaPolicy || a.qpPerPe != b.qpPerPe)
       return "the transport settings differ between PEs: PE 0 has " + describe(a) + ", PE " + std::to_string(pe) +
              " has " + describe(b) +
-             "; every PE must set them alike (each builds the whole transport table from its own)";
+             "; every PE must set them alike (each builds the whole transport table and connects its RDMA queue pairs "
+             "from its own)";
   }
   return "";
 }

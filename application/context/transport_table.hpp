@@ -41,16 +41,18 @@ bool rdmaNeeded(const TransportInputs& in);
 bool buildTransportTable(const TransportInputs& in, std::vector<shmem::Transport>* out, std::string* why);
 
 // What each PE builds the whole table from besides what it probed: MORI_SHMEM_DISABLE_P2P,
-// MORI_SHMEM_TRANSPORT and whether MORI_SHMEM_SDMA_MIN_BYTES is set. Every PE must give the same,
-// or the PEs' tables disagree (and so do the collectives that rely on their symmetry, e.g. whether
-// a host collective spreads over blocks: shmem/team_spread.hpp).
+// MORI_SHMEM_TRANSPORT and whether MORI_SHMEM_SDMA_MIN_BYTES is set; and its RDMA endpoints:
+// MORI_SHMEM_NUM_QP_PER_PE (QP q to a peer connects to that peer's QP q, in one allToAll of every
+// PE's QPs). Every PE must give the same, or the PEs' tables disagree (and so do the collectives
+// that rely on their symmetry, e.g. whether a host collective spreads over blocks:
+// shmem/team_spread.hpp), or the endpoint exchange does.
 struct TransportSettings {
   uint8_t disableP2P;
   uint8_t forced;  // ForcedTransport
   uint8_t sdmaPolicy;
-  uint8_t unused;
+  uint8_t qpPerPe;  // 1..64 (env validation)
 };
-TransportSettings transportSettings(const TransportInputs& in);
+TransportSettings transportSettings(const TransportInputs& in, int qpPerPe);
 // Empty when every PE's settings (one per PE, as gathered) are PE 0's; else a message naming the
 // first PE whose settings differ, its settings and PE 0's.
 std::string transportSettingsDiffer(const std::vector<TransportSettings>& all);

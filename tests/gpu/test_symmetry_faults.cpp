@@ -1,6 +1,6 @@
 // Issue 20's symmetry rows through the public API (needs GPUs: mori_shmem_init allocates the
-// heap): PEs started with different MORI_SHMEM_HEAP_SIZE, transport settings or
-// MORI_SHMEM_COLLECTIVE_ENTRY fail init on every PE naming each;
+// heap): PEs started with different MORI_SHMEM_HEAP_SIZE, transport settings (MORI_SHMEM_NUM_QP_PER_PE
+// among them) or MORI_SHMEM_COLLECTIVE_ENTRY fail init on every PE naming each;
 // an allocation one PE cannot satisfy is NULL on every PE and leaves the heaps identical; calloc
 // against malloc fails at the call. The collective logic is tested on the CPU in
 // tests/host/memory/test_symmetric_check.cpp.
@@ -53,6 +53,22 @@ TEST(SymmetryFaults, TransportSettingsMismatchFailsInitOnEveryPe) {
   EXPECT_NE(err.find("PE 1 has MORI_SHMEM_DISABLE_P2P=1"), std::string::npos) << err;
   EXPECT_EQ(mori_shmem_initialized(), 0);
   unsetenv("MORI_SHMEM_DISABLE_P2P");
+}
+
+// Every PE connects QP q of each RDMA peer to that peer's QP q: the counts must agree, whether or
+// not any pair takes RDMA (the message names the setting, not the endpoint exchange it breaks).
+TEST(SymmetryFaults, QpPerPeMismatchFailsInitOnEveryPe) {
+  setenv("MORI_SHMEM_HEAP_SIZE", "256M", 1);
+  setenv("MORI_SHMEM_NUM_QP_PER_PE", worldRank() == worldSize() - 1 ? "4" : "2", 1);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(mori_shmem_init(), MORI_SHMEM_ERROR_INVALID_USAGE);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("the transport settings differ between PEs: PE 0 has"), std::string::npos) << err;
+  EXPECT_NE(err.find("MORI_SHMEM_NUM_QP_PER_PE=2, PE " + std::to_string(worldSize() - 1) + " has"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("MORI_SHMEM_NUM_QP_PER_PE=4; every PE must set them alike"), std::string::npos) << err;
+  EXPECT_EQ(mori_shmem_initialized(), 0);
+  unsetenv("MORI_SHMEM_NUM_QP_PER_PE");
 }
 
 // A push of a PE that waits for every member's entry would wait for ever for a PE that skips it.

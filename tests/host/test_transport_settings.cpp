@@ -1,7 +1,7 @@
 // The transport settings every PE builds the whole table from (application/context/
 // transport_table.hpp: TransportSettings): the same on every PE pass; a PE whose
-// MORI_SHMEM_DISABLE_P2P, MORI_SHMEM_TRANSPORT or MORI_SHMEM_SDMA_MIN_BYTES differs from PE 0's is
-// named with both settings. Init gathers them and fails on every PE with that message
+// MORI_SHMEM_DISABLE_P2P, MORI_SHMEM_TRANSPORT, MORI_SHMEM_SDMA_MIN_BYTES or MORI_SHMEM_NUM_QP_PER_PE
+// differs from PE 0's is named with both settings. Init gathers them and fails on every PE with that message
 // (tests/gpu/test_symmetry_faults.cpp).
 #include <gtest/gtest.h>
 
@@ -14,19 +14,19 @@ namespace ctx = mori::context;
 
 namespace {
 
-ctx::TransportSettings settings(bool disableP2P, ctx::ForcedTransport forced, bool sdmaPolicy) {
+ctx::TransportSettings settings(bool disableP2P, ctx::ForcedTransport forced, bool sdmaPolicy, int qpPerPe = 2) {
   ctx::TransportInputs in;
   in.disableP2P = disableP2P;
   in.forced = forced;
   in.sdmaPolicy = sdmaPolicy;
-  return ctx::transportSettings(in);
+  return ctx::transportSettings(in, qpPerPe);
 }
 
 TEST(TransportSettings, AlikeOnEveryPePass) {
   const ctx::TransportSettings s = settings(false, ctx::ForcedTransport::Auto, false);
   EXPECT_EQ(ctx::transportSettingsDiffer({s}), "");
   EXPECT_EQ(ctx::transportSettingsDiffer({s, s, s, s}), "");
-  const ctx::TransportSettings t = settings(true, ctx::ForcedTransport::Rdma, true);
+  const ctx::TransportSettings t = settings(true, ctx::ForcedTransport::Rdma, true, 64);
   EXPECT_EQ(ctx::transportSettingsDiffer({t, t}), "");
 }
 
@@ -44,6 +44,17 @@ TEST(TransportSettings, EachDifferenceNamesThePeAndBothSettings) {
             std::string::npos)
       << why;
   EXPECT_NE(why.find("every PE must set them alike"), std::string::npos) << why;
+  // QP q to a peer connects to that peer's QP q: a PE with more QPs per peer would send the
+  // endpoint exchange a different size.
+  why = ctx::transportSettingsDiffer({base, base, base, settings(false, ctx::ForcedTransport::Auto, false, 4)});
+  EXPECT_NE(why.find("PE 0 has MORI_SHMEM_DISABLE_P2P=0, MORI_SHMEM_TRANSPORT=auto, MORI_SHMEM_SDMA_MIN_BYTES 0, "
+                     "MORI_SHMEM_NUM_QP_PER_PE=2, PE 3 has"),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find("PE 3 has MORI_SHMEM_DISABLE_P2P=0, MORI_SHMEM_TRANSPORT=auto, MORI_SHMEM_SDMA_MIN_BYTES 0, "
+                     "MORI_SHMEM_NUM_QP_PER_PE=4; every PE must set them alike"),
+            std::string::npos)
+      << why;
   // The first PE that differs is named, PE 0's settings being the reference.
   why = ctx::transportSettingsDiffer(
       {settings(false, ctx::ForcedTransport::P2P, false), base, settings(true, ctx::ForcedTransport::Rdma, true)});
