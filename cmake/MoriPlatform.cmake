@@ -87,12 +87,6 @@ if(MORI_GPU_PLATFORM STREQUAL "amd")
   if(CMAKE_MATCH_1 AND EXISTS "/usr/lib/llvm-${CMAKE_MATCH_1}/bin/ld.lld")
     list(APPEND MORI_HIP_DEVICE_LINK_OPTIONS "-B/usr/lib/llvm-${CMAKE_MATCH_1}/bin")
   endif()
-  # ROCm 5.x's device link at the default -O3 crashes in the AMDGPU backend ("failed to annotate
-  # CFG", tests/gpu/test_signal_amo_sync.cpp's atomic kernels); at O1 it links. The sources were
-  # optimised at compile time already.
-  if(MORI_HIP_VERSION AND MORI_HIP_VERSION VERSION_LESS 6.0)
-    list(APPEND MORI_HIP_DEVICE_LINK_OPTIONS "SHELL:-Xoffload-linker -plugin-opt=O1")
-  endif()
   # The device link of relocatable device code (-fgpu-rdc). Its own image object carries no
   # .note.GNU-stack: say the stack is not executable.
   set(MORI_HIP_RDC_LINK_OPTIONS -fgpu-rdc --hip-link ${MORI_HIP_DEVICE_LINK_OPTIONS} "LINKER:-z,noexecstack")

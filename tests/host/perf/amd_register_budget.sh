@@ -2,7 +2,7 @@
 # The register-budget kernels (register_budget_kernels.cpp) on AMD: the kernels and the device
 # library's sources compiled by hipcc -fgpu-rdc and device-linked with the AMD build's options
 # (cmake/MoriPlatform.cmake: --hipcc-func-supp with ROCm 5, at compile and link as the project's
-# build; the compiler's own lld; O1 for HIP before 6.0), then amd_kernel_resources.py's report
+# build; the compiler's own lld), then amd_kernel_resources.py's report
 # per target; with FRAMES=1 also the per-function frames of the first target (llc on the link's
 # bitcode).
 # A report, not a test: the figures are recorded in docs/DEVICE_API_FOOTPRINT.md.
@@ -27,14 +27,13 @@ arch_flags=()
 for a in "${archs[@]}"; do arch_flags+=("--offload-arch=$a"); done
 hipv=$("$HIPCC" --version 2> /dev/null || true)
 compile=(-I"$ROOT" -I"$ROOT/include" -I"$BUILD/include" -O3 -DNDEBUG -fPIC "${arch_flags[@]}" -fgpu-rdc -std=c++17)
-link=(-fgpu-rdc --hip-link "${arch_flags[@]}")
+link=(-O3 -fgpu-rdc --hip-link "${arch_flags[@]}")  # the build's level (CMAKE_BUILD_TYPE Release)
 if grep -qE "HIP version: [1-5]\." <<< "$hipv"; then  # ROCm 5 hipcc inlines every call without it
   compile+=(--hipcc-func-supp)
   link+=(--hipcc-func-supp)
 fi
 clang_major=$(sed -n 's/.*clang version \([0-9]*\).*/\1/p' <<< "$hipv" | head -1)
 [ -n "$clang_major" ] && [ -x "/usr/lib/llvm-$clang_major/bin/ld.lld" ] && link+=("-B/usr/lib/llvm-$clang_major/bin")
-grep -qE "HIP version: [1-5]\." <<< "$hipv" && link+=(-Xoffload-linker -plugin-opt=O1)
 objs=()
 for f in device_states device_errors rma_general element_general sync_general copy_general; do
   "$HIPCC" "${compile[@]}" -DMORI_SHMEM_CHECKS=1 -c "$ROOT/shmem/device/$f.cpp" -o "$f.o"
@@ -55,9 +54,7 @@ done
 if [ "${FRAMES:-0}" = 1 ]; then
   a=${archs[0]}
   llc="/usr/lib/llvm-$clang_major/bin/llc"
-  opt=-O3
-  grep -qE "HIP version: [1-5]\." <<< "$hipv" && opt=-O1
-  "$llc" "$opt" -mtriple=amdgcn-amd-amdhsa -mcpu="$a" "a.out-hip-amdgcn-amd-amdhsa-$a.0.5.precodegen.bc" -o "$a.s"
+  "$llc" -O3 -mtriple=amdgcn-amd-amdhsa -mcpu="$a" "a.out-hip-amdgcn-amd-amdhsa-$a.0.5.precodegen.bc" -o "$a.s"
   echo "== $a: frames per function (bytes per lane)"
   python3 "$ROOT/tests/host/perf/amd_kernel_resources.py" frames "$a.s" | grep -vE "__unnamed|__cxa"
 fi
