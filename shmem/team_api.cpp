@@ -64,17 +64,15 @@ size_t dtypeBytes(int dtype) {
 }
 bool floating(int dtype) { return dtype >= MORI_SHMEM_DTYPE_FLOAT; }
 
-// Whether every member is a P2P peer (its puts and gets are this GPU's own loads and stores,
-// complete at a release) whose copy of `source` is mapped. Only then is a collective spread over
-// many blocks: each block's moves are then complete when it tells the members (spreadCall's
-// arrival, a release and an atomic add), whereas RDMA gets would wait on completions (and, with
-// PEs sharing a GPU, on the NIC model's kernels for room), and SDMA peers, though mapped, take
-// their puts on the copy engines, complete only at a quiet (pushes spread over blocks to SDMA
-// peers lost their data: test_collectives_sdma_np2, session 34).
+// Whether every member reaches every other by P2P (the same answer on every member) and maps
+// `source`. Only then is a collective spread over many blocks: each block's moves are then complete
+// when it tells the members (spreadCall's arrival: a release and an atomic add), whereas RDMA puts
+// and gets complete at their completions (and, with PEs sharing a GPU, wait on the NIC model's
+// kernels for room) and SDMA peers' puts, though the peers are mapped, at a quiet.
 bool allP2p(Registry* r, mori_shmem_team_t team, const void* source) {
+  if (!r->p2pClique(team)) return false;
   for (int pe : r->worldPes(team))
-    if (r->runtime().ctx().transport(pe) != mori::shmem::Transport::P2P || !r->runtime().mem().peerPointer(source, pe))
-      return false;
+    if (!r->runtime().mem().peerPointer(source, pe)) return false;
   return true;
 }
 

@@ -89,6 +89,12 @@ Status Registry::init() {
     MORI_TRY(rt_.launch("team init: the spread kernels' occupancy", spreadResidentBlocksPerSm, &perSm));
   residentGrid_ = mori::shmem::residentGrid(maxBlocks_, perSm, ctx.sharedGpuPes());
 
+  // Every PE's transport row, so that every member of a team judges its P2P clique alike.
+  std::vector<uint8_t> row(static_cast<size_t>(n));
+  for (int pe = 0; pe < n; ++pe) row[static_cast<size_t>(pe)] = ctx.transport(pe) == Transport::P2P;
+  p2pPairs_.resize(static_cast<size_t>(n) * n);
+  MORI_TRY(rt_.boot().allGather(row.data(), p2pPairs_.data(), static_cast<size_t>(n)));
+
   const mori_shmem_team_config_t defaults = MORI_SHMEM_TEAM_CONFIG_INITIALIZER;
   std::vector<int> world(static_cast<size_t>(n));
   for (int pe = 0; pe < n; ++pe) world[static_cast<size_t>(pe)] = pe;
@@ -96,19 +102,20 @@ Status Registry::init() {
   const std::vector<int>& node = ctx.nodePes();
   MORI_TRY(install(MORI_SHMEM_TEAM_NODE, node, defaults));
 
-  // SHARED: the node when every pair of its PEs reaches each other by P2P (decided from every
-  // PE's transport row, so all node PEs decide alike), else this PE alone.
-  std::vector<uint8_t> row(static_cast<size_t>(n)), rows(static_cast<size_t>(n) * n);
-  for (int pe = 0; pe < n; ++pe) row[static_cast<size_t>(pe)] = ctx.transport(pe) == Transport::P2P;
-  MORI_TRY(rt_.boot().allGather(row.data(), rows.data(), static_cast<size_t>(n)));
-  bool clique = true;
-  for (int a : node)
-    for (int b : node) clique &= rows[static_cast<size_t>(a) * n + b] != 0;
-  MORI_TRY(install(MORI_SHMEM_TEAM_SHARED, clique ? node : std::vector<int>{me}, defaults));
+  // SHARED: the node when every pair of its PEs reaches each other by P2P, else this PE alone.
+  MORI_TRY(install(MORI_SHMEM_TEAM_SHARED, membersP2p(node) ? node : std::vector<int>{me}, defaults));
   std::vector<std::string> hosts;
   for (const auto& p : ctx.peers()) hosts.emplace_back(p.hostId);
   MORI_TRY(install(MORI_SHMEM_TEAM_SAME_MYPE_NODE, sameIndexOnEveryHost(hosts, me), defaults));
   return Status::Success;
+}
+
+bool Registry::membersP2p(const std::vector<int>& world) const {
+  const size_t n = static_cast<size_t>(rt_.ctx().nPes());
+  for (int a : world)
+    for (int b : world)
+      if (!p2pPairs_[static_cast<size_t>(a) * n + static_cast<size_t>(b)]) return false;
+  return true;
 }
 
 Status Registry::install(int handle, const std::vector<int>& world, const mori_shmem_team_config_t& config) {
@@ -118,6 +125,7 @@ Status Registry::install(int handle, const std::vector<int>& world, const mori_s
   e = Entry{};
   e.world = world;
   e.config = config;
+  e.p2pClique = membersP2p(world);
   TeamDevice& d = e.dev;
   d.size = static_cast<int32_t>(world.size());
   d.myIndex = indexIn(world, me);

@@ -42,6 +42,9 @@ class Registry {
   const TeamDevice* live(mori_shmem_team_t team) const;
   const std::vector<int>& worldPes(mori_shmem_team_t team) const { return entries_[team].world; }
   const mori_shmem_team_config_t& config(mori_shmem_team_t team) const { return entries_[team].config; }
+  // Whether every member reaches every other member by P2P, from every PE's transport row
+  // (gathered at init): the same answer on every member.
+  bool p2pClique(mori_shmem_team_t team) const { return entries_[team].p2pClique; }
 
   // Runs a collective on `stream` (blocking: after the device's earlier work, on the registry's
   // stream, waiting for it).
@@ -73,7 +76,9 @@ class Registry {
     void* arraysDev = nullptr;  // TeamDevice::slotWindows and ::members
     mori_shmem_team_config_t config{};
     uint64_t splits = 0;  // splits made from this team (the exchange's sequence number)
+    bool p2pClique = false;
   };
+  bool membersP2p(const std::vector<int>& world) const;
 
   Runtime& rt_;
   uint8_t* pool_ = nullptr;
@@ -82,6 +87,7 @@ class Registry {
   hipStream_t stream_ = nullptr;
   int maxBlocks_ = 1;
   int residentGrid_ = 0;
+  std::vector<uint8_t> p2pPairs_;  // [a * nPes + b]: PE a reaches PE b by P2P
   Entry entries_[kMaxTeams];
 };
 
