@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include <functional>
+#include <sstream>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -205,6 +207,44 @@ TEST(Collectives, LargeOnStream) {
   for (int kind : {kFcollect, kAlltoall})
     ASSERT_TRUE(runData(kind, MORI_SHMEM_TEAM_WORLD, bytes, streamLaunch(kind, s), seed++)) << "kind " << kind;
   ASSERT_EQ(hipStreamDestroy(s), hipSuccess);
+}
+
+// With the DMA-engine model's engines on some PEs only (MORI_DMA_MODEL_ON_PES and the SDMA size
+// policy: test_collectives_sdma_partial_np3) a PE with engines reaches the others by SDMA and one
+// without by P2P, so the members' transport rows differ; every other case of the suite then runs
+// with members that must still choose each call's protocol alike (shmem/team_registry.cpp:
+// p2pClique). This case checks that the rows are those.
+__global__ void transportRowKernel(uint8_t* row, int n) {
+  for (int pe = static_cast<int>(threadIdx.x); pe < n; pe += static_cast<int>(blockDim.x))
+    row[pe] = static_cast<uint8_t>(mori::shmem::impl::transportTo(mori::shmem::impl::states(), pe));
+}
+
+TEST(Collectives, TransportRowsWithEnginesOnSomePes) {
+  const char* on = getenv("MORI_DMA_MODEL_ON_PES");
+  if (!on) GTEST_SKIP() << "runs with MORI_DMA_MODEL_ON_PES (the DMA-engine model on some PEs only)";
+  const int me = mori_shmem_my_pe(), n = mori_shmem_n_pes();
+  std::vector<bool> engines(static_cast<size_t>(n), false);
+  std::stringstream list(on);
+  for (std::string item; std::getline(list, item, ',');) {
+    const int pe = atoi(item.c_str());
+    if (pe >= 0 && pe < n) engines[static_cast<size_t>(pe)] = true;
+  }
+  int with = 0;
+  for (bool e : engines) with += e ? 1 : 0;
+  ASSERT_TRUE(with > 0 && with < n) << "MORI_DMA_MODEL_ON_PES=" << on << " must name some of the " << n
+                                    << " PEs, not all: the rows would not differ";
+  uint8_t* row = nullptr;
+  ASSERT_EQ(hipMalloc(&row, static_cast<size_t>(n)), hipSuccess);
+  transportRowKernel<<<1, 64>>>(row, n);
+  HIP_OK(hipGetLastError());
+  std::vector<uint8_t> got(static_cast<size_t>(n));
+  ASSERT_EQ(hipMemcpy(got.data(), row, got.size(), hipMemcpyDeviceToHost), hipSuccess);
+  ASSERT_EQ(hipFree(row), hipSuccess);
+  for (int pe = 0; pe < n; ++pe) {
+    const auto want =
+        pe != me && engines[static_cast<size_t>(me)] ? mori::shmem::Transport::Sdma : mori::shmem::Transport::P2P;
+    EXPECT_EQ(got[static_cast<size_t>(pe)], static_cast<uint8_t>(want)) << "PE " << me << " to PE " << pe;
+  }
 }
 
 // ---- back to back: buffer reuse from one call to the next ---------------------------------------

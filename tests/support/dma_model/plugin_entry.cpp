@@ -4,10 +4,15 @@
 // (a test's, never the runtime's):
 //   MORI_DMA_MODEL_RING_SLOTS  largest ring the model takes (a power of two >= 4; default: no
 //                              limit), so that a stress wraps a small ring
+//   MORI_DMA_MODEL_ON_PES      the PEs whose GPU has engines, as a comma-separated list (default:
+//                              every PE); the open fails on the others, as on a GPU without SDMA,
+//                              so that PEs reach each other by different transports
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <memory>
+#include <sstream>
+#include <string>
 
 #include "mori/platform/gpu_runtime.hpp"
 #include "tests/support/dma_model/dma_model.hpp"
@@ -20,6 +25,24 @@ extern "C" __attribute__((visibility("default"))) int mori_shmem_sdma_plugin_int
 extern "C" __attribute__((visibility("default"))) int mori_shmem_sdma_plugin_open(int myPe, int hipDevice,
                                                                                   mori::sdma::QueueEngine** out) {
   if (!out) return static_cast<int>(mori::Status::InvalidUsage);
+  if (const char* v = getenv("MORI_DMA_MODEL_ON_PES")) {
+    bool listed = false;
+    std::stringstream list(v);
+    for (std::string item; std::getline(list, item, ',');) {
+      char* end = nullptr;
+      const long pe = strtol(item.c_str(), &end, 10);
+      if (item.empty() || *end != '\0' || pe < 0) {
+        fprintf(stderr, "DMA model (PE %d): MORI_DMA_MODEL_ON_PES='%s' is not a comma-separated list of PEs\n", myPe,
+                v);
+        return static_cast<int>(mori::Status::InvalidUsage);
+      }
+      listed = listed || pe == myPe;
+    }
+    if (!listed) {
+      fprintf(stderr, "DMA model (PE %d): no engines on this PE's GPU (MORI_DMA_MODEL_ON_PES=%s)\n", myPe, v);
+      return static_cast<int>(mori::Status::NotSupported);
+    }
+  }
   mori::test::dma::ModelOptions o;
   if (const char* v = getenv("MORI_DMA_MODEL_RING_SLOTS")) {
     char* end = nullptr;
