@@ -142,4 +142,12 @@ int indexIn(const std::vector<int>& list, int value) {
   return -1;
 }
 
+bool p2pClique(const std::vector<uint8_t>& p2pPairs, int nPes, const std::vector<int>& members) {
+  const size_t n = static_cast<size_t>(nPes);
+  for (int a : members)
+    for (int b : members)
+      if (!p2pPairs[static_cast<size_t>(a) * n + static_cast<size_t>(b)]) return false;
+  return true;
+}
+
 }  // namespace mori::shmem::team

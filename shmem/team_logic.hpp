@@ -64,4 +64,10 @@ bool asStrided(const std::vector<int>& worldPes, int* start, int* stride);
 // Index of `value` in `list`, or -1.
 int indexIn(const std::vector<int>& list, int value);
 
+// Whether every one of `members` (world PEs) reaches every other, and itself, by P2P in its own
+// transport row. p2pPairs[a * nPes + b] is nonzero where PE a reaches PE b by P2P: every PE's row,
+// gathered, so every PE draws the same verdict for a team although the rows may differ (an SDMA
+// or RDMA peer in one PE's row can be P2P in the other's).
+bool p2pClique(const std::vector<uint8_t>& p2pPairs, int nPes, const std::vector<int>& members);
+
 }  // namespace mori::shmem::team

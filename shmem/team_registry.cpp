@@ -103,19 +103,12 @@ Status Registry::init() {
   MORI_TRY(install(MORI_SHMEM_TEAM_NODE, node, defaults));
 
   // SHARED: the node when every pair of its PEs reaches each other by P2P, else this PE alone.
-  MORI_TRY(install(MORI_SHMEM_TEAM_SHARED, membersP2p(node) ? node : std::vector<int>{me}, defaults));
+  MORI_TRY(
+      install(MORI_SHMEM_TEAM_SHARED, team::p2pClique(p2pPairs_, n, node) ? node : std::vector<int>{me}, defaults));
   std::vector<std::string> hosts;
   for (const auto& p : ctx.peers()) hosts.emplace_back(p.hostId);
   MORI_TRY(install(MORI_SHMEM_TEAM_SAME_MYPE_NODE, sameIndexOnEveryHost(hosts, me), defaults));
   return Status::Success;
-}
-
-bool Registry::membersP2p(const std::vector<int>& world) const {
-  const size_t n = static_cast<size_t>(rt_.ctx().nPes());
-  for (int a : world)
-    for (int b : world)
-      if (!p2pPairs_[static_cast<size_t>(a) * n + static_cast<size_t>(b)]) return false;
-  return true;
 }
 
 Status Registry::install(int handle, const std::vector<int>& world, const mori_shmem_team_config_t& config) {
@@ -125,7 +118,7 @@ Status Registry::install(int handle, const std::vector<int>& world, const mori_s
   e = Entry{};
   e.world = world;
   e.config = config;
-  e.p2pClique = membersP2p(world);
+  e.p2pClique = team::p2pClique(p2pPairs_, rt_.ctx().nPes(), world);
   TeamDevice& d = e.dev;
   d.size = static_cast<int32_t>(world.size());
   d.myIndex = indexIn(world, me);

@@ -78,7 +78,6 @@ class Registry {
     uint64_t splits = 0;  // splits made from this team (the exchange's sequence number)
     bool p2pClique = false;
   };
-  bool membersP2p(const std::vector<int>& world) const;
 
   Runtime& rt_;
   uint8_t* pool_ = nullptr;

@@ -1,6 +1,6 @@
 // Team creation logic without a runtime: strided and 2-D split arithmetic and argument checks,
 // the verdict every parent PE draws from the exchanged records (identical text on every PE),
-// common free slots, strided detection and translation.
+// common free slots, strided detection and translation, the P2P clique verdict.
 #include <gtest/gtest.h>
 #include <string.h>
 
@@ -181,4 +181,27 @@ TEST(TeamLogic, StridedDetectionAndTranslation) {
   const std::vector<int> a = stridedMembers(1, 3, 3), world = stridedMembers(0, 1, 10);
   for (int i = 0; i < 3; ++i) EXPECT_EQ(indexIn(world, a[static_cast<size_t>(i)]), 1 + 3 * i);
   EXPECT_EQ(indexIn(a, 2), -1);
+}
+
+// The transport rows of 3 PEs of which 0 and 1 have copy engines (the SDMA size policy): they reach
+// every other PE by SDMA, PE 2 reaches them by P2P. A team is a clique only where every member's
+// row says P2P to every member, so PE 2 judges {0, 2} as PE 0 does although its own row says P2P.
+TEST(TeamLogic, P2pCliqueFromEveryMembersRow) {
+  const int n = 3;
+  const std::vector<uint8_t> pairs = {1, 0, 0,   // PE 0: itself by P2P, PEs 1 and 2 by SDMA
+                                      0, 1, 0,   // PE 1
+                                      1, 1, 1};  // PE 2: no engines, every PE by P2P
+  EXPECT_FALSE(p2pClique(pairs, n, {0, 1, 2}));
+  EXPECT_FALSE(p2pClique(pairs, n, {0, 2}));
+  EXPECT_FALSE(p2pClique(pairs, n, {2, 1}));
+  EXPECT_FALSE(p2pClique(pairs, n, {0, 1}));
+  for (int pe = 0; pe < n; ++pe) EXPECT_TRUE(p2pClique(pairs, n, {pe})) << "PE " << pe << " alone";
+  // Every pair P2P but PE 3's row, which reaches PE 1 by RDMA: teams holding both 1 and 3 are not
+  // cliques, the others are.
+  std::vector<uint8_t> four(16, 1);
+  four[3 * 4 + 1] = 0;
+  EXPECT_TRUE(p2pClique(four, 4, {0, 1, 2}));
+  EXPECT_TRUE(p2pClique(four, 4, {0, 2, 3}));
+  EXPECT_FALSE(p2pClique(four, 4, {1, 3}));
+  EXPECT_FALSE(p2pClique(four, 4, {0, 1, 2, 3}));
 }
