@@ -212,7 +212,7 @@ TEST(Collectives, LargeOnStream) {
 // With the DMA-engine model's engines on some PEs only (MORI_DMA_MODEL_ON_PES and the SDMA size
 // policy: test_collectives_sdma_partial_np3) a PE with engines reaches the others by SDMA and one
 // without by P2P, so the members' transport rows differ; every other case of the suite then runs
-// with members that must still choose each call's protocol alike (shmem/team_registry.cpp:
+// with members that must still choose each call's protocol alike (shmem/team_logic.hpp:
 // p2pClique). This case checks that the rows are those.
 __global__ void transportRowKernel(uint8_t* row, int n) {
   for (int pe = static_cast<int>(threadIdx.x); pe < n; pe += static_cast<int>(blockDim.x))
