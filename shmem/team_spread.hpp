@@ -53,9 +53,9 @@ MORI_HOST_DEVICE_INLINE uint64_t spreadArrival(int block, int blocks) {
 // Blocks for a collective that brings `bytesIn` bytes into this PE (broadcast: the bytes;
 // fcollect, alltoall: per-member bytes x members; direct reductions: the members' bytes loaded).
 // `divisible`: the data movement may be split, i.e. the members form a P2P clique (every block's
-// moves complete at its release: no RDMA or SDMA completion to wait for) and, for reductions, the direct-load path
-// applies (the staged one syncs inside); collect never is (its offsets come from the peers). 1 means the one-block
-// form.
+// moves complete at its release: no RDMA or SDMA completion to wait for) and, for reductions, the
+// direct-load path applies (the staged one syncs inside); collect never is (its offsets come from
+// the peers). 1 means the one-block form.
 inline int spreadBlocks(size_t bytesIn, bool divisible, int maxBlocks) {
   if (!divisible || maxBlocks <= 1 || bytesIn < kSpreadFromBytes) return 1;
   const size_t want = (bytesIn + kSpreadBytesPerBlock - 1) / kSpreadBytesPerBlock;
