@@ -10,12 +10,15 @@
 #       from a build with -DMORI_GPU_ARCHS=90, `cp -L libmori_shmem.so.0 libmori_shmem_bootstrap_mpi.so
 #       tests/support/dma_model/libmori_dma_model_plugin.so tests/gpu/team/test_{collectives,reducescatter,team}
 #       <folder>` (26 MiB), then `run` with carry [<folder>].
+#   $2 (optional): an extended regex; only the runs whose names match it (session 36 reran the two
+#       test_collectives_sdma runs so).
 # Not run in session 35: the device time left (224 s) was too little to start a machine.
 set -uo pipefail
 dir=$(cd "$1" && pwd)
+ONLY=${2:-}
 cd "$(dirname "$0")/../.."
 export PATH=/usr/local/cuda/bin:$PATH LD_LIBRARY_PATH=$dir OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 CUDA_MODULE_LOADING=EAGER
+export OMPI_MCA_rmaps_base_oversubscribe=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 CUDA_MODULE_LOADING=EAGER GTEST_COLOR=no
 start=$SECONDS
 say() { echo "$*" | tee -a "$OUT/steps.log"; }
 sdma="MORI_SHMEM_TRANSPORT=sdma MORI_SHMEM_SDMA_PLUGIN=$dir/libmori_dma_model_plugin.so MORI_SHMEM_TIMEOUT=60"
@@ -23,6 +26,7 @@ partial="$sdma MORI_SHMEM_TRANSPORT=auto MORI_SHMEM_SDMA_MIN_BYTES=4096 MORI_DMA
 one() {  # one <name> <np> <executable> <env...>
   local name=$1 np=$2 exe=$3 left=$((${DEADLINE:-300} - SECONDS))
   shift 3
+  [[ $name =~ ${ONLY:-.} ]] || return 0
   [ $left -gt 15 ] || { say "$name: no time left (not run)"; return; }
   env MORI_SHMEM_HEAP_SIZE=768M "$@" timeout $left mpiexec -n $np --oversubscribe "$dir/$exe" > "/tmp/$name.log" 2>&1
   local rc=$? t=$((SECONDS - start))

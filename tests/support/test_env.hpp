@@ -41,6 +41,12 @@ int pesOnMyGpu();
 // PEs sharing the GPU, this PE's share of its SMs less one, so that kernels on other streams (the
 // NIC model's) still find room beside every PE's grid. At least 1.
 int gridShare(int wanted);
+// Whether one of the test-only engine models (the NIC model, the DMA-engine model) serves this
+// process: their engines' work runs as kernels that this process launches while its own kernels
+// wait for it, so a stream must not hold a kernel queued behind such a wait (a stream aliased onto
+// the same hardware queue cannot start the model's kernel past it: docs/MULTIPLE_PES_PER_GPU.md).
+// A NIC or SDMA engine on the hardware has no such limit.
+bool engineModelServesThisProcess();
 
 // Prints failures (only) of non-zero PEs, tagged with the PE.
 class FailurePrinter : public ::testing::EmptyTestEventListener {

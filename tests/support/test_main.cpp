@@ -141,6 +141,10 @@ int gridShare(int wanted) {
   return share < 1 ? 1 : (share < wanted ? share : wanted);
 }
 
+bool engineModelServesThisProcess() {
+  return getenv("MORI_NIC_MODEL_PROVIDER") != nullptr || getenv("MORI_SHMEM_SDMA_PLUGIN") != nullptr;
+}
+
 }  // namespace mori::test
 
 // Weak default: host suites need no GPU. GPU suites define kRequirement in their sources via

@@ -377,7 +377,9 @@ __global__ void b2bCheckKernel(const uint8_t* dst, uint64_t seed, int it, int me
 }
 
 // SC 0-2: device scopes; 3: the host forms on a stream, fill and check kernels in between, no host
-// synchronisation until the end.
+// synchronisation until the end; where an engine model serves this PE, the host waits for each
+// collective before it queues the next kernel, since the collective waits for the model's kernels
+// (engineModelServesThisProcess). The other PEs still race ahead or lag as before.
 template <int SC, bool BV>
 void backToBack() {
   Teams teams;
@@ -412,6 +414,7 @@ void backToBack() {
           if (b2bKind(it) == 2) rc = mori_shmem_char_alltoall_on_stream(t, d, s, bytes, stream);
           if (b2bKind(it) == 3) rc = mori_shmem_uint8_sum_reduce_on_stream(t, dst, src, bytes, stream);
           EXPECT_EQ(rc, 0) << "call " << it << " on team " << t;
+          if (engineModelServesThisProcess()) ASSERT_EQ(hipStreamSynchronize(stream), hipSuccess) << "call " << it;
           if (b2bLags(it, me, n)) {
             b2bLagKernel<<<1, 1, 0, stream>>>();
             HIP_OK(hipGetLastError());
