@@ -12,7 +12,9 @@
 #       <folder>` (26 MiB), then `run` with carry [<folder>].
 #   $2 (optional): an extended regex; only the runs whose names match it (session 36 reran the two
 #       test_collectives_sdma runs so).
-# Not run in session 35: the device time left (224 s) was too little to start a machine.
+# Not run in session 35: the device time left (224 s) was too little to start a machine. Run in
+# session 36 (bench/results/2026-12-06T0330Z_h100x1_mps_s36_team_suites_np3_sdma_partial.json,
+# 2026-12-06T0400Z_h100x1_mps_s36_team_suites_rerun.json).
 set -uo pipefail
 dir=$(cd "$1" && pwd)
 ONLY=${2:-}

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Device runs of the thirty-fifth session (2026-12-06), on ONE GPU: the PEs share it under CUDA MPS.
 # Correctness only. Not run in session 35: eight start attempts were refused and spent the device
-# time (2026-12-06_device_run_prebuilt_s35.sh is the same job without the build).
+# time (2026-12-06_device_run_prebuilt_s35.sh is the same job without the build). Session 36 ran
+# it once; the machine was taken back before any result came, and the prebuilt form ran instead.
 # To run (6c4ab4d and later: the SDMA team suites at 3 PEs and with engines on some PEs, and the
 # P2P team suites on ad6c699's spread decision):
 #   DEADLINE=560 bash bench/results/2026-12-06_device_runs_s35.sh \
