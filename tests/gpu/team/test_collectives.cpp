@@ -14,14 +14,13 @@
 #include <string.h>
 
 #include <functional>
-#include <sstream>
-#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "mori/platform/clock.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 #include "tests/gpu/team/collective_test_util.hpp"
+#include "tests/support/dma_model/engine_pes.hpp"
 
 MORI_TEST_REQUIRES_GPU(2, 1);
 MORI_TEST_WITH_SHMEM();
@@ -224,13 +223,13 @@ TEST(Collectives, TransportRowsWithEnginesOnSomePes) {
   if (!on) GTEST_SKIP() << "runs with MORI_DMA_MODEL_ON_PES (the DMA-engine model on some PEs only)";
   const int me = mori_shmem_my_pe(), n = mori_shmem_n_pes();
   std::vector<bool> engines(static_cast<size_t>(n), false);
-  std::stringstream list(on);
-  for (std::string item; std::getline(list, item, ',');) {
-    const int pe = atoi(item.c_str());
-    if (pe >= 0 && pe < n) engines[static_cast<size_t>(pe)] = true;
-  }
   int with = 0;
-  for (bool e : engines) with += e ? 1 : 0;
+  for (int pe = 0; pe < n; ++pe) {
+    bool valid = false;
+    engines[static_cast<size_t>(pe)] = mori::test::dma::listNamesPe(on, pe, &valid);
+    ASSERT_TRUE(valid) << "MORI_DMA_MODEL_ON_PES=" << on << " is not a comma-separated list of PEs";
+    with += engines[static_cast<size_t>(pe)] ? 1 : 0;
+  }
   ASSERT_TRUE(with > 0 && with < n) << "MORI_DMA_MODEL_ON_PES=" << on << " must name some of the " << n
                                     << " PEs, not all: the rows would not differ";
   uint8_t* row = nullptr;

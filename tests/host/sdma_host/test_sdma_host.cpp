@@ -1,8 +1,8 @@
 // Host side of the SDMA transport without an AMD GPU: libhsakmt absent or without a KFD (clear
 // errors, never a crash), our libhsakmt declarations against the installed hsakmttypes.h, KFD
 // node matching by PCI location, engine choice, queue-set argument checks, the engine's ring
-// limit, the SDMA plugin loader's refusals, the SDMA environment variables, and the transport
-// table's SDMA rows (forced and by policy).
+// limit, the SDMA plugin loader's refusals, the model plugin's own variables, the SDMA
+// environment variables, and the transport table's SDMA rows (forced and by policy).
 #include <gtest/gtest.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 #include "application/context/transport_table.hpp"
 #include "mori/platform/gpu_runtime.hpp"
 #include "src/common/env.hpp"
+#include "tests/support/dma_model/engine_pes.hpp"
 #include "transport/sdma/engine_choice.hpp"
 #include "transport/sdma/hsakmt_loader.hpp"
 #include "transport/sdma/kfd_engine.hpp"
@@ -267,6 +268,33 @@ TEST(SdmaHost, ModelPluginLoads) {
     EXPECT_EQ(inv.maxRingSlots, 64u);
   }
   unsetenv("MORI_DMA_MODEL_RING_SLOTS");
+}
+
+// MORI_DMA_MODEL_ON_PES: the list's reading, and the plugin's open refusing a malformed list and
+// failing as a GPU without engines on a PE the list leaves out (before it looks for a GPU).
+TEST(SdmaHost, ModelPluginEnginesOnSomePes) {
+  bool valid = false;
+  EXPECT_TRUE(mori::test::dma::listNamesPe("0,1", 1, &valid));
+  EXPECT_TRUE(valid);
+  EXPECT_FALSE(mori::test::dma::listNamesPe("0,1", 2, &valid));
+  EXPECT_TRUE(valid);
+  EXPECT_TRUE(mori::test::dma::listNamesPe("12", 12, &valid));
+  EXPECT_FALSE(mori::test::dma::listNamesPe("1", 12, &valid));
+  EXPECT_TRUE(valid);
+  for (const char* bad : {"", ",", "0,", ",0", "0,,1", "-1", "a", "1x", "0;1"}) {
+    EXPECT_FALSE(mori::test::dma::listNamesPe(bad, 0, &valid)) << "'" << bad << "'";
+    EXPECT_FALSE(valid) << "'" << bad << "'";
+  }
+  const char* path = getenv("MORI_TEST_SDMA_PLUGIN");
+  ASSERT_NE(path, nullptr) << "MORI_TEST_SDMA_PLUGIN not set by ctest";
+  std::unique_ptr<QueueEngine> e;
+  setenv("MORI_DMA_MODEL_ON_PES", "0,x", 1);
+  EXPECT_EQ(openQueueEngine(0, 0, path, &e), Status::InvalidUsage);
+  EXPECT_FALSE(e);
+  setenv("MORI_DMA_MODEL_ON_PES", "1,2", 1);
+  EXPECT_EQ(openQueueEngine(0, 0, path, &e), Status::NotSupported);
+  EXPECT_FALSE(e);
+  unsetenv("MORI_DMA_MODEL_ON_PES");
 }
 
 // An engine that caps the ring and counts what it was asked for.

@@ -11,11 +11,10 @@
 #include <stdlib.h>
 
 #include <memory>
-#include <sstream>
-#include <string>
 
 #include "mori/platform/gpu_runtime.hpp"
 #include "tests/support/dma_model/dma_model.hpp"
+#include "tests/support/dma_model/engine_pes.hpp"
 #include "transport/sdma/sdma_plugin.hpp"
 
 extern "C" __attribute__((visibility("default"))) int mori_shmem_sdma_plugin_interface(void) {
@@ -26,17 +25,11 @@ extern "C" __attribute__((visibility("default"))) int mori_shmem_sdma_plugin_ope
                                                                                   mori::sdma::QueueEngine** out) {
   if (!out) return static_cast<int>(mori::Status::InvalidUsage);
   if (const char* v = getenv("MORI_DMA_MODEL_ON_PES")) {
-    bool listed = false;
-    std::stringstream list(v);
-    for (std::string item; std::getline(list, item, ',');) {
-      char* end = nullptr;
-      const long pe = strtol(item.c_str(), &end, 10);
-      if (item.empty() || *end != '\0' || pe < 0) {
-        fprintf(stderr, "DMA model (PE %d): MORI_DMA_MODEL_ON_PES='%s' is not a comma-separated list of PEs\n", myPe,
-                v);
-        return static_cast<int>(mori::Status::InvalidUsage);
-      }
-      listed = listed || pe == myPe;
+    bool valid = false;
+    const bool listed = mori::test::dma::listNamesPe(v, myPe, &valid);
+    if (!valid) {
+      fprintf(stderr, "DMA model (PE %d): MORI_DMA_MODEL_ON_PES='%s' is not a comma-separated list of PEs\n", myPe, v);
+      return static_cast<int>(mori::Status::InvalidUsage);
     }
     if (!listed) {
       fprintf(stderr, "DMA model (PE %d): no engines on this PE's GPU (MORI_DMA_MODEL_ON_PES=%s)\n", myPe, v);
